@@ -1,0 +1,34 @@
+import type { Knex } from 'knex';
+import * as organizations from './20261122000100_create_organizations';
+import * as rolesAndPermissions from './20261122000200_create_roles_and_permissions';
+import * as referenceTables from './20261122000300_create_reference_tables';
+import * as users from './20261122000400_create_users';
+import * as directoryState from './20261122000500_create_directory_state';
+import * as locations from './20261122000600_create_locations';
+import * as securityRecords from './20261122000700_create_security_records';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * The migrations in order. Listed here rather than read from the folder, so the same code runs
+ * from TypeScript (tests, knex CLI) and from the compiled JavaScript (npm start, Docker).
+ * The names are what knex_migrations records; never rename one that has shipped.
+ */
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
+  ['20261122000100_create_organizations', organizations],
+  ['20261122000200_create_roles_and_permissions', rolesAndPermissions],
+  ['20261122000300_create_reference_tables', referenceTables],
+  ['20261122000400_create_users', users],
+  ['20261122000500_create_directory_state', directoryState],
+  ['20261122000600_create_locations', locations],
+  ['20261122000700_create_security_records', securityRecords],
+];
+
+export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
+  getMigrations: async () => [...MIGRATIONS],
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};

@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+
+/** Every permission a route checks, with what it allows. */
+export const PERMISSIONS: Record<string, string> = {
+  'contacts.read': 'Read the contact directory',
+  'contacts.create': 'Create contacts',
+  'contacts.update': 'Update contacts',
+  'contacts.move': 'Move contacts in the tree',
+  'contacts.delete': 'Delete (deactivate) contacts',
+  'contacts.bulk': 'Bulk delete and bulk move contacts',
+  'contacts.reset_password': "Reset a contact's password",
+  'users.register': 'Register users',
+  'locations.write': 'Create, update and delete locations',
+  'reference.write': 'Create, update and delete units, departments, designations, ranks and roles',
+  'organizations.manage': 'Create, update and delete organizations; see every organization',
+  'security.read_organization': "Read the security records of the caller's organization",
+  'security.read_all': 'Read the security records of every organization',
+};
+
+/** The spec's access table (section 4.2 and 5.6) as role rows. */
+export const ROLES: Array<{ id: number; name: string; description: string; permissions: string[] }> = [
+  { id: 1, name: 'Super_admin', description: 'Full system access', permissions: Object.keys(PERMISSIONS) },
+  {
+    id: 2,
+    name: 'Admin',
+    description: 'User management and system configuration',
+    permissions: [
+      'contacts.read', 'contacts.create', 'contacts.update', 'contacts.move', 'contacts.reset_password',
+      'users.register', 'locations.write', 'reference.write', 'security.read_organization',
+    ],
+  },
+  { id: 3, name: 'User', description: 'Basic access', permissions: ['contacts.read'] },
+];
+
+/**
+ * Inserts what is missing of the permissions, the built-in roles and their grants (a
+ * permission added in a later release reaches the built-in roles on the next start).
+ */
+export async function seedAccess(trx: Knex.Transaction): Promise<void> {
+  const now = new Date();
+  for (const [name, description] of Object.entries(PERMISSIONS)) {
+    if (!(await trx('permissions').where({ name }).first('id'))) await trx('permissions').insert({ name, description });
+  }
+  const permissionIds = new Map<string, number>();
+  for (const p of await trx('permissions').select('id', 'name')) permissionIds.set(String(p.name), Number(p.id));
+
+  for (const role of ROLES) {
+    if (!(await trx('roles').where({ id: role.id }).first('id'))) {
+      await trx('roles').insert({ id: role.id, name: role.name, description: role.description, created_at: now, updated_at: now });
+    }
+    const granted = new Set((await trx('role_permissions').where({ role_id: role.id }).pluck('permission_id')).map(Number));
+    const missing = role.permissions.map((name) => permissionIds.get(name)!).filter((id) => !granted.has(id));
+    if (missing.length > 0) {
+      await trx('role_permissions').insert(missing.map((permission_id) => ({ role_id: role.id, permission_id })));
+    }
+  }
+}

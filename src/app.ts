@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import cors from 'cors';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type Redis from 'ioredis';
+import { pinoHttp } from 'pino-http';
+import type { Config } from './config';
+import { ping, type Db } from './lib/db';
+import { errorHandler, notFound, safeError } from './lib/http/errors';
+import { createRateLimiters } from './lib/http/rate-limit';
+import type { Logger } from './lib/logger';
+import { authRouter } from './modules/auth/auth.router';
+import { AuthService } from './modules/auth/auth.service';
+import { PasswordHasher } from './modules/auth/passwords';
+import { authenticate } from './modules/auth/session';
+import { TokenService } from './modules/auth/tokens';
+import { referenceRouter } from './modules/reference/reference.router';
+
+export interface AppDeps {
+  db: Db;
+  config: Readonly<Config>;
+  logger: Logger;
+  /** shared rate-limit counters; without it they live in this process's memory */
+  redis?: Redis;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function corsOrigin(config: Readonly<Config>): cors.CorsOptions['origin'] {
+  if (config.corsOrigins) return [...config.corsOrigins];
+  return config.env !== 'production';
+}
+
+/** Builds the whole HTTP application. It does not listen: server.ts does, and tests use supertest. */
+export function createApp({ db, config, logger, redis }: AppDeps): Express {
+  const tokens = new TokenService(config.jwt);
+  const passwords = new PasswordHasher(config.bcryptCost);
+  const limiters = createRateLimiters(config.rateLimit, logger, redis);
+  const requireAuth = authenticate(db, tokens);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId(req, res) {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      serializers: { err: safeError },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+  app.use(helmet());
+  app.use(
+    cors({
+      origin: corsOrigin(config),
+      exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'],
+      maxAge: 600,
+    }),
+  );
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'success', message: 'OK', data: { uptime_seconds: Math.round(process.uptime()) } });
+  });
+  app.get('/ready', async (_req, res) => {
+    if (await ping(db)) res.json({ status: 'success', message: 'Ready', data: { database: 'up' } });
+    else res.status(503).json({ status: 'error', message: 'Database unavailable' });
+  });
+
+  app.use('/api', limiters.api);
+  app.use(express.json({ limit: config.bodyLimit }));
+
+  const authService = new AuthService(db, tokens, passwords);
+  app.use('/api/auth', authRouter(authService, { authenticate: requireAuth, loginLimiter: limiters.login }));
+  app.use('/api', referenceRouter(db, requireAuth));
+
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

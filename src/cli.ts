@@ -1,0 +1,43 @@
+import { config as loadEnv } from 'dotenv';
+import { loadConfig } from './config';
+import { createDb } from './lib/db';
+import { createLogger } from './lib/logger';
+import { ensureDatabase, prepareDatabase } from './lib/setup';
+
+loadEnv({ quiet: true });
+
+const USAGE = `usage: cli <command>
+  migrate    apply the migrations that are not applied yet
+  rollback   undo the last batch of migrations
+  seed       migrate, then seed what is missing (roles, organization 1, reference data, locations, first admin)`;
+
+async function main(command: string | undefined): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'info' });
+  if (command !== 'migrate' && command !== 'rollback' && command !== 'seed') {
+    process.stderr.write(`${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  await ensureDatabase(config.db);
+  const db = createDb(config.db);
+  try {
+    if (command === 'migrate') {
+      const [, applied] = await db.migrate.latest();
+      logger.info({ migrations: applied }, applied.length ? 'migrated' : 'already up to date');
+    } else if (command === 'rollback') {
+      const [, undone] = await db.migrate.rollback();
+      logger.info({ migrations: undone }, 'rolled back');
+    } else {
+      await prepareDatabase(db, config, logger);
+      logger.info('seeded');
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+main(process.argv[2]).catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,181 @@
+import path from 'node:path';
+
+export type DbClient = 'sqlite' | 'mysql';
+export type NodeEnv = 'development' | 'production' | 'test';
+
+export interface DbConfig {
+  client: DbClient;
+  sqliteFilename: string;
+  url?: string;
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  poolMax: number;
+}
+
+export interface Config {
+  env: NodeEnv;
+  port: number;
+  db: DbConfig;
+  jwt: {
+    secret: string;
+    refreshSecret: string;
+    /** lifetimes in seconds */
+    expiresIn: number;
+    refreshExpiresIn: number;
+    issuer: string;
+    audience: string;
+  };
+  bcryptCost: number;
+  admin: { email: string; password: string; name: string };
+  /** null: no CORS_ORIGINS given (development allows any origin, production none). */
+  corsOrigins: string[] | null;
+  trustProxy: boolean | number | string;
+  redisUrl?: string;
+  rateLimit: { max: number; windowMs: number; loginMax: number; loginWindowMs: number; redisPrefix: string };
+  bodyLimit: string;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+}
+
+/** Used only outside production, with a warning at start-up. */
+export const DEVELOPMENT_DEFAULTS = Object.freeze({
+  jwtSecret: 'development-only-access-secret-change-me',
+  jwtRefreshSecret: 'development-only-refresh-secret-change-me',
+  adminEmail: 'admin@example.com',
+  adminPassword: 'Admin@12345',
+});
+
+export class ConfigError extends Error {
+  constructor(key: string, problem: string) {
+    super(`Invalid configuration ${key}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, key: string, fallback: string): string {
+  const value = env[key];
+  return value === undefined || value.trim() === '' ? fallback : value.trim();
+}
+
+function int(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(key, `expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(key, `expected ${min}..${max}, got ${value}`);
+  return value;
+}
+
+const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A duration in seconds: "900" (seconds), "15m", "24h", "7d". */
+function duration(env: Env, key: string, fallback: string): number {
+  const value = str(env, key, fallback);
+  const match = /^(\d+)([smhd]?)$/.exec(value);
+  if (!match || Number(match[1]) === 0) {
+    throw new ConfigError(key, `expected a duration such as 900, 15m, 24h or 7d, got "${value}"`);
+  }
+  return Number(match[1]) * SECONDS[match[2] || 's'];
+}
+
+function trustProxy(env: Env): boolean | number | string {
+  const raw = str(env, 'TRUST_PROXY', 'false');
+  if (raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw; // a subnet list such as "loopback, 10.0.0.0/8", passed to Express as is
+}
+
+/**
+ * Reads and checks the whole configuration once. Pure: it reads only the `env` it is given,
+ * so tests build configurations without touching process.env.
+ */
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  if (!['development', 'production', 'test'].includes(nodeEnv)) {
+    throw new ConfigError('NODE_ENV', `expected development, production or test, got "${nodeEnv}"`);
+  }
+  const production = nodeEnv === 'production';
+
+  const client = str(env, 'DB_CLIENT', 'sqlite');
+  if (client !== 'sqlite' && client !== 'mysql') {
+    throw new ConfigError('DB_CLIENT', `expected sqlite or mysql, got "${client}"`);
+  }
+
+  const secret = env.JWT_SECRET?.trim() || '';
+  const refreshSecret = env.JWT_REFRESH_SECRET?.trim() || '';
+  const adminPassword = env.ADMIN_PASSWORD?.trim() || '';
+  if (production) {
+    if (secret.length < 32) throw new ConfigError('JWT_SECRET', 'production needs a secret of at least 32 characters');
+    if (refreshSecret.length < 32) {
+      throw new ConfigError('JWT_REFRESH_SECRET', 'production needs a secret of at least 32 characters');
+    }
+    if (secret === refreshSecret) throw new ConfigError('JWT_REFRESH_SECRET', 'must differ from JWT_SECRET');
+    if (!env.ADMIN_EMAIL?.trim()) throw new ConfigError('ADMIN_EMAIL', 'production needs the first administrator e-mail');
+    if (!adminPassword) throw new ConfigError('ADMIN_PASSWORD', 'production needs the first administrator password');
+  }
+
+  const corsRaw = env.CORS_ORIGINS?.trim();
+  const redisUrl = env.REDIS_URL?.trim();
+
+  const config: Config = {
+    env: nodeEnv as NodeEnv,
+    port: int(env, 'PORT', 3000, 0, 65535),
+    db: {
+      client,
+      sqliteFilename: path.resolve(str(env, 'SQLITE_FILENAME', './data/directory.sqlite3')),
+      url: env.DATABASE_URL?.trim() || undefined,
+      host: str(env, 'DB_HOST', '127.0.0.1'),
+      port: int(env, 'DB_PORT', 3306, 1, 65535),
+      user: str(env, 'DB_USER', 'root'),
+      password: env.DB_PASSWORD ?? '',
+      database: str(env, 'DB_NAME', 'directory'),
+      poolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
+    },
+    jwt: {
+      secret: secret || DEVELOPMENT_DEFAULTS.jwtSecret,
+      refreshSecret: refreshSecret || DEVELOPMENT_DEFAULTS.jwtRefreshSecret,
+      expiresIn: duration(env, 'JWT_EXPIRES_IN', '24h'),
+      refreshExpiresIn: duration(env, 'JWT_REFRESH_EXPIRES_IN', '7d'),
+      issuer: str(env, 'JWT_ISSUER', 'directory-service'),
+      audience: str(env, 'JWT_AUDIENCE', 'directory-service-clients'),
+    },
+    bcryptCost: int(env, 'BCRYPT_COST', 12, 4, 15),
+    admin: {
+      email: str(env, 'ADMIN_EMAIL', DEVELOPMENT_DEFAULTS.adminEmail).toLowerCase(),
+      password: adminPassword || DEVELOPMENT_DEFAULTS.adminPassword,
+      name: str(env, 'ADMIN_NAME', 'System Administrator'),
+    },
+    corsOrigins: corsRaw ? corsRaw.split(',').map((o) => o.trim()).filter(Boolean) : null,
+    trustProxy: trustProxy(env),
+    redisUrl: redisUrl || undefined,
+    rateLimit: {
+      max: int(env, 'RATE_LIMIT_MAX', 1000, 1, 10_000_000),
+      windowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
+      loginMax: int(env, 'LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
+      loginWindowMs: int(env, 'LOGIN_RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
+      redisPrefix: str(env, 'RATE_LIMIT_REDIS_PREFIX', 'directory:rl:'),
+    },
+    bodyLimit: str(env, 'BODY_LIMIT', '100kb'),
+    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+  return deepFreeze(config);
+}
+
+/** Settings that fell back to development defaults, for a warning at start-up. */
+export function developmentDefaultsInUse(env: Env = process.env): string[] {
+  return ['JWT_SECRET', 'JWT_REFRESH_SECRET', 'ADMIN_EMAIL', 'ADMIN_PASSWORD'].filter((key) => !env[key]?.trim());
+}
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const child of Object.values(value)) {
+    if (child && typeof child === 'object') deepFreeze(child);
+  }
+  return Object.freeze(value);
+}

@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import type { DbConfig } from '../config';
+import { migrationSource } from '../../migrations';
+
+export type Db = Knex;
+/** A query helper takes either the knex instance or an open transaction. */
+export type Queryable = Knex | Knex.Transaction;
+export type Dialect = 'mysql' | 'sqlite';
+
+const MYSQL_SESSION = [
+  "SET time_zone = '+00:00'",
+  "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
+];
+
+type RawConnection = {
+  query?: (sql: string, cb: (err: Error | null) => void) => void;
+  pragma?: (sql: string) => unknown;
+};
+
+export function knexConfig(db: DbConfig): Knex.Config {
+  const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
+  if (db.client === 'sqlite') {
+    return {
+      client: 'better-sqlite3',
+      connection: { filename: db.sqliteFilename },
+      useNullAsDefault: true,
+      // One connection: SQLite has one writer, and knex queues everything else behind an
+      // open transaction, which serializes tree changes for free.
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) {
+          try {
+            conn.pragma?.('journal_mode = WAL');
+            conn.pragma?.('synchronous = NORMAL');
+            conn.pragma?.('foreign_keys = ON');
+            conn.pragma?.('busy_timeout = 5000');
+            done(null, conn);
+          } catch (err) {
+            done(err as Error, conn);
+          }
+        },
+      },
+      migrations,
+    };
+  }
+  const connection = db.url
+    ? { uri: db.url }
+    : { host: db.host, port: db.port, user: db.user, password: db.password, database: db.database };
+  return {
+    client: 'mysql2',
+    connection: {
+      ...connection,
+      charset: 'utf8mb4',
+      timezone: 'Z',
+      supportBigNumbers: true,
+      decimalNumbers: true,
+    } as Knex.MySql2ConnectionConfig,
+    pool: {
+      min: 0,
+      max: db.poolMax,
+      afterCreate(conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) {
+        let pending = MYSQL_SESSION.length;
+        let failed = false;
+        for (const sql of MYSQL_SESSION) {
+          conn.query!(sql, (err) => {
+            if (failed) return;
+            if (err) {
+              failed = true;
+              done(err, conn);
+            } else if (--pending === 0) done(null, conn);
+          });
+        }
+      },
+    },
+    migrations,
+  };
+}
+
+/** Builds the one knex instance of a process (or of a test). Creates the SQLite folder if needed. */
+export function createDb(db: DbConfig): Db {
+  if (db.client === 'sqlite' && db.sqliteFilename !== ':memory:') {
+    fs.mkdirSync(path.dirname(db.sqliteFilename), { recursive: true });
+  }
+  return knex(knexConfig(db));
+}
+
+export function dialectOf(db: Queryable): Dialect {
+  const name = db.client.config.client as string;
+  return name === 'mysql2' || name === 'mysql' ? 'mysql' : 'sqlite';
+}
+
+function codeOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export function isForeignKeyViolation(err: unknown): boolean {
+  const code = codeOf(err);
+  return (
+    code === 'ER_NO_REFERENCED_ROW_2' ||
+    code === 'ER_ROW_IS_REFERENCED_2' ||
+    code === 'ER_NO_REFERENCED_ROW' ||
+    code === 'ER_ROW_IS_REFERENCED' ||
+    code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
+  );
+}
+
+/** Errors after which the whole transaction may simply be run again. */
+export function isRetryable(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
+}
+
+/**
+ * Runs `work` in one transaction, and runs it again (a bounded number of times, with a short
+ * jittered pause) when the database chose it as a deadlock victim or a lock wait timed out.
+ * On MySQL the transaction reads committed data: each statement sees what committed before
+ * it, which is what a transaction that starts by taking a lock needs to see.
+ */
+export async function inTransaction<T>(
+  db: Db,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  attempts = 4,
+): Promise<T> {
+  const options: Knex.TransactionConfig = dialectOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : {};
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(work, options);
+    } catch (err) {
+      if (attempt >= attempts || !isRetryable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20 * attempt));
+    }
+  }
+}
+
+/** `SELECT 1` against the database: true when it answers. */
+export async function ping(db: Db): Promise<boolean> {
+  try {
+    await db.raw('select 1 as ok');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A LIKE pattern matching `term` anywhere, with %, _ and the escape character taken literally. */
+export function containsPattern(term: string): string {
+  return `%${term.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+/** Adds `LOWER(column) LIKE '%term%'` (case-insensitive, wildcards literal) to a query. */
+export function whereContains(query: Knex.QueryBuilder, columns: string[], term: string): Knex.QueryBuilder {
+  const pattern = containsPattern(term);
+  return query.where((q) => {
+    for (const column of columns) q.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '!'`, [column, pattern]);
+  });
+}
+
+/** The database name that a MySQL configuration points at. */
+function mysqlDatabaseName(db: DbConfig): string {
+  if (!db.url) return db.database;
+  return decodeURIComponent(new URL(db.url).pathname.replace(/^\//, '')) || db.database;
+}
+
+/**
+ * Creates the MySQL database when it does not exist yet (utf8mb4, binary collation), so a
+ * fresh server needs no manual step. SQLite creates its file by itself.
+ */
+export async function ensureDatabase(db: DbConfig): Promise<void> {
+  if (db.client !== 'mysql') return;
+  const name = mysqlDatabaseName(db);
+  const server = db.url ? { ...db, url: db.url.replace(/\/[^/?]*(\?|$)/, '/$1') } : { ...db, database: '' };
+  const config = knexConfig(server);
+  const admin = knex({ ...config, pool: { ...config.pool, min: 0, max: 1 } });
+  try {
+    await admin.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [name]);
+  } finally {
+    await admin.destroy();
+  }
+}

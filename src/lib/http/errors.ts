@@ -1,0 +1,56 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError, NotFoundError } from '../errors';
+
+interface HttpishError {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+}
+
+export function notFound(_req: Request, _res: Response, next: NextFunction): void {
+  next(new NotFoundError('Route not found'));
+}
+
+/**
+ * A serializer for logged errors: name, code and a message, never the stack trace, and no SQL
+ * (a database error is logged by its code and the driver's own message only).
+ */
+export function safeError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err).slice(0, 500) };
+  const { code, errno, sqlMessage } = err as Error & { code?: string; errno?: number; sqlMessage?: string };
+  const fromDatabase = typeof code === 'string' && /^(ER_|SQLITE_)/.test(code);
+  return {
+    type: err.name,
+    code,
+    errno,
+    message: fromDatabase ? (sqlMessage ?? code) : err.message.slice(0, 500),
+  };
+}
+
+/** The one error middleware: known errors keep status and message; anything else is a bare 500. */
+export function errorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
+  if (res.headersSent) {
+    next(err);
+    return;
+  }
+  if (err instanceof AppError) {
+    res.status(err.status).json({ status: 'error', message: err.message, ...(err.errors ? { errors: err.errors } : {}) });
+    return;
+  }
+  const httpish = (err ?? {}) as HttpishError;
+  if (httpish.type === 'entity.parse.failed') {
+    res.status(400).json({ status: 'error', message: 'Malformed JSON body' });
+    return;
+  }
+  if (httpish.type === 'entity.too.large') {
+    res.status(413).json({ status: 'error', message: 'Request body too large' });
+    return;
+  }
+  if (httpish.expose && typeof httpish.status === 'number' && httpish.status >= 400 && httpish.status < 500) {
+    const message = httpish.status === 415 ? 'Unsupported content encoding or charset' : 'Bad request';
+    res.status(httpish.status).json({ status: 'error', message });
+    return;
+  }
+  req.log?.error({ err: safeError(err) }, 'unexpected error');
+  res.status(500).json({ status: 'error', message: 'Internal server error' });
+}

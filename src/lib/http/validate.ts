@@ -1,0 +1,200 @@
+import type { NextFunction, Request, Response } from 'express';
+import { matchedData, query, validationResult, type ValidationChain } from 'express-validator';
+import { ValidationError } from '../errors';
+
+/**
+ * Turns the results of the express-validator chains in front of it into one ValidationError
+ * that lists every failing field (its first message), and hands the handler only the
+ * validated, sanitized values as `req.input`.
+ */
+export function validate(req: Request, _res: Response, next: NextFunction): void {
+  const failures = validationResult(req).array({ onlyFirstError: true });
+  if (failures.length > 0) {
+    throw new ValidationError(
+      failures.map((e) => ({ field: e.type === 'field' ? e.path : e.type, message: String(e.msg) })),
+    );
+  }
+  req.input = matchedData(req) as Record<string, unknown>;
+  next();
+}
+
+/** The validated input of a request, typed by the handler that reads it. */
+export function inputOf<T>(req: Request): T {
+  return (req.input ?? {}) as T;
+}
+
+// ---- rule builders: every chain checks the JSON type first, so an object or array where a
+// scalar belongs is a validation failure, never a value converted to "[object Object]".
+
+interface Presence {
+  required?: boolean;
+  /** null is accepted (and kept) as "no value" */
+  nullable?: boolean;
+  requiredMessage?: string;
+}
+
+function presence(chain: ValidationChain, label: string, p: Presence): ValidationChain {
+  if (p.required) {
+    return chain
+      .custom((v) => v !== undefined && v !== null && v !== '')
+      .withMessage(p.requiredMessage ?? `${label} is required`)
+      .bail();
+  }
+  // a null given for a nullable field is kept (it clears the field) and skips the checks
+  const optional = chain.optional({ values: 'undefined' });
+  return p.nullable ? optional.if((v: unknown) => v !== null) : optional;
+}
+
+export function stringRule(
+  chain: ValidationChain,
+  label: string,
+  options: Presence & { min?: number; max: number },
+): ValidationChain {
+  const { min = 0, max } = options;
+  const c = presence(chain, label, options)
+    .custom((v) => typeof v === 'string')
+    .withMessage(`${label} must be a string`)
+    .bail()
+    .trim();
+  if (options.required && min <= 1) {
+    return c
+      .notEmpty()
+      .withMessage(options.requiredMessage ?? `${label} is required`)
+      .bail()
+      .isLength({ max })
+      .withMessage(`${label} must be at most ${max} characters`);
+  }
+  return c
+    .isLength({ min, max })
+    .withMessage(min > 0 ? `${label} must be between ${min} and ${max} characters` : `${label} must be at most ${max} characters`);
+}
+
+export function emailRule(chain: ValidationChain, options: Presence = {}): ValidationChain {
+  return presence(chain, 'Email', { requiredMessage: 'Email is required', ...options })
+    .custom((v) => typeof v === 'string')
+    .withMessage('Please provide a valid email address')
+    .bail()
+    .trim()
+    .isLength({ max: 255 })
+    .withMessage('Email must be at most 255 characters')
+    .bail()
+    .isEmail()
+    .withMessage('Please provide a valid email address')
+    .bail()
+    .customSanitizer((v: string) => v.toLowerCase());
+}
+
+function isWholeNumber(v: unknown, min: number, max: number): boolean {
+  let n: number;
+  if (typeof v === 'number') n = v;
+  else if (typeof v === 'string' && /^-?\d{1,16}$/.test(v.trim())) n = Number(v.trim());
+  else return false;
+  return Number.isSafeInteger(n) && n >= min && n <= max;
+}
+
+/** An integer given as a JSON number or a string of digits; converted to a number. */
+export function intRule(
+  chain: ValidationChain,
+  label: string,
+  options: Presence & { min?: number; max?: number; message?: string } = {},
+): ValidationChain {
+  const { min = 1, max = Number.MAX_SAFE_INTEGER } = options;
+  const message =
+    options.message ??
+    (min === 1 && max === Number.MAX_SAFE_INTEGER
+      ? `${label} must be a positive integer`
+      : `${label} must be an integer between ${min} and ${max}`);
+  return presence(chain, label, options)
+    .custom((v) => isWholeNumber(v, min, max))
+    .withMessage(message)
+    .bail()
+    .customSanitizer((v: unknown) => Number(typeof v === 'string' ? v.trim() : v));
+}
+
+/** A path id: a positive integer, reported on the parameter's own name. */
+export function idParamRule(chain: ValidationChain, name: string): ValidationChain {
+  return intRule(chain, name, { required: true, requiredMessage: `${name} must be a positive integer` });
+}
+
+const TRUE = new Set(['true', '1']);
+const FALSE = new Set(['false', '0']);
+
+/** A boolean: true/false in JSON, or true/false/1/0 as text (query strings). */
+export function boolRule(chain: ValidationChain, label: string, options: Presence = {}): ValidationChain {
+  return presence(chain, label, options)
+    .custom((v) => typeof v === 'boolean' || v === 1 || v === 0 || (typeof v === 'string' && (TRUE.has(v) || FALSE.has(v))))
+    .withMessage(`${label} must be true or false`)
+    .bail()
+    .customSanitizer((v: unknown) => v === true || v === 1 || (typeof v === 'string' && TRUE.has(v)));
+}
+
+export function oneOfRule(
+  chain: ValidationChain,
+  label: string,
+  values: readonly string[],
+  options: Presence = {},
+): ValidationChain {
+  return presence(chain, label, options)
+    .custom((v) => typeof v === 'string' && values.includes(v))
+    .withMessage(`${label} must be one of: ${values.join(', ')}`);
+}
+
+export const PASSWORD_STRENGTH = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)/;
+
+/**
+ * A password. `strength` applies the password rule (new passwords only); every password is
+ * at most 72 bytes in UTF-8, because bcrypt silently ignores the bytes after that.
+ */
+export function passwordRule(
+  chain: ValidationChain,
+  label: string,
+  options: Presence & { strength: boolean },
+): ValidationChain {
+  let c = presence(chain, label, options)
+    .custom((v) => typeof v === 'string')
+    .withMessage(`${label} must be a string`)
+    .bail()
+    .custom((v: string) => Buffer.byteLength(v, 'utf8') <= 72)
+    .withMessage('Password must be at most 72 bytes')
+    .bail();
+  if (options.strength) {
+    c = c
+      .isLength({ min: 6 })
+      .withMessage(`${label} must be at least 6 characters`)
+      .bail()
+      .matches(PASSWORD_STRENGTH)
+      .withMessage(`${label} must contain at least one lowercase letter, one uppercase letter, and one number`);
+  }
+  return c;
+}
+
+/** A non-empty array of distinct positive integer ids, at most `max` of them. */
+export function idListRule(chain: ValidationChain, label: string, max = 1000): ValidationChain {
+  return chain
+    .custom((v) => v !== undefined && v !== null)
+    .withMessage(`${label} is required`)
+    .bail()
+    .custom((v) => Array.isArray(v) && v.length >= 1 && v.length <= max)
+    .withMessage(`${label} must be an array of 1 to ${max} ids`)
+    .bail()
+    .custom((v: unknown[]) => v.every((id) => isWholeNumber(id, 1, Number.MAX_SAFE_INTEGER)))
+    .withMessage(`${label} must contain only positive integers`)
+    .bail()
+    .customSanitizer((v: unknown[]) => v.map((id) => Number(id)))
+    .custom((v: number[]) => new Set(v).size === v.length)
+    .withMessage(`${label} must not contain duplicates`);
+}
+
+/** Optional `page` and `limit` (at most `maxLimit`) in the query; see pageOf for the defaults. */
+export function paginationRules(maxLimit: number) {
+  return [
+    intRule(query('page'), 'page', { min: 1, max: 1_000_000 }),
+    intRule(query('limit'), 'limit', { min: 1, max: maxLimit }),
+  ];
+}
+
+export function pageOf(input: { page?: number; limit?: number }, defaultLimit: number) {
+  const page = input.page ?? 1;
+  const limit = input.limit ?? defaultLimit;
+  return { page, limit, offset: (page - 1) * limit };
+}

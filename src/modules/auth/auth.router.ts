@@ -1,0 +1,50 @@
+import { Router, type RequestHandler } from 'express';
+import { authOf, clientOf } from '../../lib/http/auth-context';
+import { sendSuccess } from '../../lib/http/respond';
+import { inputOf, validate } from '../../lib/http/validate';
+import type { AuthService, LoginInput, ProfileChanges, RegisterInput } from './auth.service';
+import { changePasswordRules, loginRules, refreshRules, registerRules, updateProfileRules } from './auth.validators';
+import { requirePermission } from './session';
+
+export function authRouter(service: AuthService, deps: { authenticate: RequestHandler; loginLimiter: RequestHandler }) {
+  const router = Router();
+  const { authenticate } = deps;
+
+  router.post('/login', deps.loginLimiter, ...loginRules, validate, async (req, res) => {
+    const result = await service.login(inputOf<LoginInput>(req), clientOf(req));
+    sendSuccess(res, 200, 'Login successful', result);
+  });
+
+  router.post('/register', authenticate, requirePermission('users.register'), ...registerRules, validate, async (req, res) => {
+    const user = await service.register(inputOf<RegisterInput>(req), authOf(req));
+    sendSuccess(res, 201, 'User registered successfully', { user });
+  });
+
+  router.post('/refresh-token', ...refreshRules, validate, async (req, res) => {
+    const result = await service.refresh(inputOf<{ refreshToken: string }>(req).refreshToken);
+    sendSuccess(res, 200, 'Token refreshed successfully', result);
+  });
+
+  router.get('/profile', authenticate, async (req, res) => {
+    const user = await service.getProfile(authOf(req).userId);
+    sendSuccess(res, 200, 'Profile retrieved successfully', { user });
+  });
+
+  router.put('/profile', authenticate, ...updateProfileRules, validate, async (req, res) => {
+    const user = await service.updateProfile(authOf(req).userId, inputOf<ProfileChanges>(req));
+    sendSuccess(res, 200, 'Profile updated successfully', { user });
+  });
+
+  router.put('/change-password', authenticate, ...changePasswordRules, validate, async (req, res) => {
+    const input = inputOf<{ currentPassword: string; newPassword: string }>(req);
+    const tokens = await service.changePassword(authOf(req).userId, input, clientOf(req));
+    sendSuccess(res, 200, 'Password changed successfully', tokens);
+  });
+
+  // Tokens are stateless: signing out is the client discarding them (spec 4.1 rule 7).
+  router.post('/logout', authenticate, (_req, res) => {
+    sendSuccess(res, 200, 'Logout successful');
+  });
+
+  return router;
+}

@@ -1,0 +1,74 @@
+import jwt, { type JwtPayload } from 'jsonwebtoken';
+import type { Config } from '../../config';
+
+export type TokenType = 'access' | 'refresh';
+
+export interface TokenSubject {
+  id: number;
+  role_name: string;
+  organization_id: number;
+  token_version: number;
+}
+
+export interface VerifiedToken {
+  userId: number;
+  version: number;
+}
+
+const ALGORITHM = 'HS256';
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+/**
+ * Signs and checks the two kinds of JWT. HS256 is pinned on both sides; every token carries
+ * iss, aud, exp and a `typ`, and each kind has its own secret, so neither can stand in for
+ * the other.
+ */
+export class TokenService {
+  constructor(private readonly config: Config['jwt']) {}
+
+  signAccess(user: TokenSubject): string {
+    return jwt.sign(
+      { role: user.role_name, org: user.organization_id, ver: user.token_version, typ: 'access' },
+      this.config.secret,
+      this.options(user.id, this.config.expiresIn),
+    );
+  }
+
+  signRefresh(user: TokenSubject): string {
+    return jwt.sign(
+      { ver: user.token_version, typ: 'refresh' },
+      this.config.refreshSecret,
+      this.options(user.id, this.config.refreshExpiresIn),
+    );
+  }
+
+  /** The claims of a valid token of the given type, or null for any token that is not. */
+  verify(token: string, type: TokenType): VerifiedToken | null {
+    let payload: string | JwtPayload;
+    try {
+      payload = jwt.verify(token, type === 'access' ? this.config.secret : this.config.refreshSecret, {
+        algorithms: [ALGORITHM],
+        issuer: this.config.issuer,
+        audience: this.config.audience,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      });
+    } catch {
+      return null;
+    }
+    if (typeof payload !== 'object' || payload.typ !== type) return null;
+    if (typeof payload.exp !== 'number') return null;
+    if (typeof payload.sub !== 'string' || !/^[1-9]\d{0,15}$/.test(payload.sub)) return null;
+    if (typeof payload.ver !== 'number' || !Number.isInteger(payload.ver)) return null;
+    return { userId: Number(payload.sub), version: payload.ver };
+  }
+
+  private options(userId: number, expiresIn: number): jwt.SignOptions {
+    return {
+      algorithm: ALGORITHM,
+      expiresIn,
+      issuer: this.config.issuer,
+      audience: this.config.audience,
+      subject: String(userId),
+    };
+  }
+}

@@ -1,0 +1,190 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../../lib/db';
+import { BadRequestError, ValidationError, type FieldError } from '../../lib/errors';
+import { toIso, toIsoRequired } from '../../lib/time';
+
+/** A contact as the API shows it (spec 2.4). */
+export interface Contact {
+  id: number;
+  name: string;
+  rank_id: number | null;
+  rank_name: string | null;
+  service_no: string;
+  unit_id: number;
+  unit_name: string;
+  unit_code: string | null;
+  department_id: number | null;
+  department_name: string | null;
+  designation_id: number;
+  designation_name: string;
+  phone: string | null;
+  mobile: string | null;
+  alternative_mobile: string | null;
+  email: string;
+  parent_id: number | null;
+  parent_name: string | null;
+  is_active: boolean;
+  role_id: number;
+  role_name: string;
+  avatar: string | null;
+  status: string;
+  last_seen: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ContactRow = Record<string, unknown>;
+
+const CONTACT_COLUMNS = [
+  'u.id',
+  'u.name',
+  'u.rank_id',
+  'rk.name as rank_name',
+  'u.service_no',
+  'u.unit_id',
+  'un.name as unit_name',
+  'un.code as unit_code',
+  'u.department_id',
+  'd.name as department_name',
+  'u.designation_id',
+  'ds.name as designation_name',
+  'u.phone',
+  'u.mobile',
+  'u.alternative_mobile',
+  'u.email',
+  'u.parent_id',
+  'p.name as parent_name',
+  'u.is_active',
+  'u.role_id',
+  'r.name as role_name',
+  'u.avatar',
+  'u.status',
+  'u.last_seen',
+  'u.created_at',
+  'u.updated_at',
+];
+
+/** users joined with everything a contact record names. */
+export function contactQuery(db: Queryable): Knex.QueryBuilder {
+  return db('users as u')
+    .join('units as un', 'un.id', 'u.unit_id')
+    .join('designations as ds', 'ds.id', 'u.designation_id')
+    .join('roles as r', 'r.id', 'u.role_id')
+    .leftJoin('ranks as rk', 'rk.id', 'u.rank_id')
+    .leftJoin('departments as d', 'd.id', 'u.department_id')
+    .leftJoin('users as p', 'p.id', 'u.parent_id')
+    .select(CONTACT_COLUMNS);
+}
+
+const nullableId = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+export function toContact(row: ContactRow): Contact {
+  return {
+    id: Number(row.id),
+    name: String(row.name),
+    rank_id: nullableId(row.rank_id),
+    rank_name: nullableText(row.rank_name),
+    service_no: String(row.service_no),
+    unit_id: Number(row.unit_id),
+    unit_name: String(row.unit_name),
+    unit_code: nullableText(row.unit_code),
+    department_id: nullableId(row.department_id),
+    department_name: nullableText(row.department_name),
+    designation_id: Number(row.designation_id),
+    designation_name: String(row.designation_name),
+    phone: nullableText(row.phone),
+    mobile: nullableText(row.mobile),
+    alternative_mobile: nullableText(row.alternative_mobile),
+    email: String(row.email),
+    parent_id: nullableId(row.parent_id),
+    parent_name: nullableText(row.parent_name),
+    is_active: Boolean(Number(row.is_active)),
+    role_id: Number(row.role_id),
+    role_name: String(row.role_name),
+    avatar: nullableText(row.avatar),
+    status: String(row.status),
+    last_seen: toIso(row.last_seen),
+    created_at: toIsoRequired(row.created_at),
+    updated_at: toIsoRequired(row.updated_at),
+  };
+}
+
+export async function findContact(db: Queryable, id: number): Promise<Contact | null> {
+  const row = await contactQuery(db).where('u.id', id).first();
+  return row ? toContact(row) : null;
+}
+
+/** The plain users row, for the checks that precede a change. */
+export interface UserRow {
+  id: number;
+  name: string;
+  email: string;
+  service_no: string;
+  unit_id: number;
+  department_id: number | null;
+  parent_id: number | null;
+  role_id: number;
+  organization_id: number;
+  is_active: boolean;
+  password_hash: string | null;
+  token_version: number;
+}
+
+export async function findUserRow(db: Queryable, id: number): Promise<UserRow | null> {
+  const row = await db('users')
+    .where({ id })
+    .first(
+      'id', 'name', 'email', 'service_no', 'unit_id', 'department_id', 'parent_id',
+      'role_id', 'organization_id', 'is_active', 'password_hash', 'token_version',
+    );
+  if (!row) return null;
+  return {
+    ...row,
+    id: Number(row.id),
+    unit_id: Number(row.unit_id),
+    department_id: nullableId(row.department_id),
+    parent_id: nullableId(row.parent_id),
+    role_id: Number(row.role_id),
+    organization_id: Number(row.organization_id),
+    is_active: Boolean(Number(row.is_active)),
+    token_version: Number(row.token_version),
+  };
+}
+
+export interface ReferenceIds {
+  unit_id?: number;
+  department_id?: number | null;
+  designation_id?: number;
+  rank_id?: number | null;
+  role_id?: number;
+}
+
+const REFERENCE_TABLES: Array<[keyof ReferenceIds, string, string]> = [
+  ['unit_id', 'units', 'Unknown unit'],
+  ['department_id', 'departments', 'Unknown department'],
+  ['designation_id', 'designations', 'Unknown designation'],
+  ['rank_id', 'ranks', 'Unknown rank'],
+  ['role_id', 'roles', 'Unknown role'],
+];
+
+/**
+ * Checks that every id given refers to an existing row (a validation failure on each field
+ * that does not), and that the department belongs to `unitId`, the contact's unit after the change.
+ */
+export async function assertReferences(db: Queryable, ids: ReferenceIds, unitId: number): Promise<void> {
+  const errors: FieldError[] = [];
+  let departmentUnit: number | null = null;
+  for (const [field, table, message] of REFERENCE_TABLES) {
+    const id = ids[field];
+    if (id === undefined || id === null) continue;
+    const row = await db(table).where({ id }).first(field === 'department_id' ? ['id', 'unit_id'] : ['id']);
+    if (!row) errors.push({ field, message });
+    else if (field === 'department_id') departmentUnit = Number(row.unit_id);
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+  if (departmentUnit !== null && departmentUnit !== unitId) {
+    const message = 'Department does not belong to the unit';
+    throw new BadRequestError(message, [{ field: 'department_id', message }]);
+  }
+}

@@ -1,0 +1,109 @@
+import type { Knex } from 'knex';
+import { BadRequestError } from '../../lib/errors';
+import type { UserRow } from './contacts.repository';
+import { sortNameOf, TreeOrder } from './tree-order';
+
+/**
+ * Every write to a contact row that can touch the tree goes through here, inside a
+ * transaction that has already called lockDirectory: the checks below read a tree that
+ * nobody else is changing, so what they allow stays true until the commit.
+ */
+
+export interface ContactInsert {
+  name: string;
+  email: string;
+  service_no: string;
+  password_hash?: string | null;
+  phone?: string | null;
+  mobile?: string | null;
+  alternative_mobile?: string | null;
+  rank_id?: number | null;
+  unit_id: number;
+  department_id?: number | null;
+  designation_id: number;
+  parent_id?: number | null;
+  role_id?: number;
+  organization_id?: number;
+  branch?: string | null;
+  sub_branch?: string | null;
+  avatar?: string | null;
+  status?: string;
+}
+
+export type ContactChanges = Partial<Omit<ContactInsert, 'password_hash'>>;
+
+function refuse(field: string, message: string): never {
+  throw new BadRequestError(message, [{ field, message }]);
+}
+
+/** A parent must exist, be active, be in the contact's unit, and not lie in the contact's own subtree. */
+export async function assertParentAllowed(
+  trx: Knex.Transaction,
+  contactId: number | null,
+  parentId: number,
+  unitId: number,
+): Promise<void> {
+  const parent = await trx('users').where({ id: parentId }).first('id', 'unit_id', 'is_active');
+  if (!parent || !Number(parent.is_active)) refuse('parent_id', 'Parent contact not found');
+  if (Number(parent.unit_id) !== unitId) refuse('parent_id', 'Parent must belong to the same unit');
+  if (contactId !== null && (await new TreeOrder(trx).isInSubtree(parentId, contactId))) {
+    refuse('parent_id', 'Cannot move a contact under itself or one of its descendants');
+  }
+}
+
+/** Inserts a contact and puts it in its place in the tree. Returns the new id. */
+export async function insertContact(trx: Knex.Transaction, fields: ContactInsert): Promise<number> {
+  const parentId = fields.parent_id ?? null;
+  if (parentId !== null) await assertParentAllowed(trx, null, parentId, fields.unit_id);
+  const now = new Date();
+  const [id] = await trx('users').insert({
+    ...fields,
+    parent_id: parentId,
+    sort_name: sortNameOf(fields.name),
+    tree_ord: 0,
+    depth: 0,
+    is_active: true,
+    created_at: now,
+    updated_at: now,
+  });
+  await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
+  return Number(id);
+}
+
+/**
+ * Applies `changes` to the contact `current`, keeping the tree's rules: a unit change is
+ * refused while the contact has active children or would stay under a parent in the old
+ * unit; a new parent is checked; a new parent or name moves the contact's subtree to its
+ * new place in the order.
+ */
+export async function updateContact(trx: Knex.Transaction, current: UserRow, changes: ContactChanges): Promise<void> {
+  const unitId = changes.unit_id ?? current.unit_id;
+  const unitChanged = unitId !== current.unit_id;
+  const parentGiven = changes.parent_id !== undefined;
+  const parentId = parentGiven ? (changes.parent_id ?? null) : current.parent_id;
+
+  if (unitChanged) {
+    const activeChild = await trx('users').where({ parent_id: current.id, is_active: true }).first('id');
+    if (activeChild) refuse('unit_id', 'Cannot change the unit of a contact that has active children');
+    if (parentId !== null && !parentGiven) {
+      refuse('unit_id', 'Cannot change the unit of a contact whose parent is in the old unit; give a parent_id in the new unit, or null');
+    }
+  }
+  if (parentId !== null && (parentId !== current.parent_id || unitChanged)) {
+    await assertParentAllowed(trx, current.id, parentId, unitId);
+  }
+
+  const row: Record<string, unknown> = { ...changes, updated_at: new Date() };
+  const renamed = changes.name !== undefined && sortNameOf(changes.name) !== sortNameOf(current.name);
+  if (changes.name !== undefined) row.sort_name = sortNameOf(changes.name);
+  if (parentGiven) row.parent_id = parentId;
+  await trx('users').where({ id: current.id }).update(row);
+
+  const tree = new TreeOrder(trx);
+  if (unitChanged) {
+    // inactive children stay in the old unit: they become roots there
+    const left = await trx('users').where({ parent_id: current.id }).pluck('id');
+    await tree.moveSubtrees(left.map(Number), null);
+  }
+  if (renamed || parentId !== current.parent_id) await tree.moveSubtrees([current.id], parentId);
+}

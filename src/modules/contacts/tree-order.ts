@@ -1,0 +1,295 @@
+import type { Knex } from 'knex';
+
+/**
+ * The directory's pre-order, kept as an order key on each contact.
+ *
+ * `users.tree_ord` is an integer label: ORDER BY tree_ord is the depth-first order of the
+ * whole directory, roots and siblings by (sort_name, id). `users.depth` is the level. A
+ * subtree is one contiguous run of labels: the contact itself, then every row up to the next
+ * row whose depth is not greater. So a page of any listing is an indexed range read, and the
+ * storage is two numbers a row, whatever the depth.
+ *
+ * Labels are spaced (ORD_STEP apart when appended) so that a new or moved row usually fits
+ * between its neighbours; when a gap is used up, a window of neighbours around it is spread
+ * out again (list labelling: the window doubles until it is sparse enough), so a change costs
+ * the rows it moves plus, now and then, a bounded relabel.
+ *
+ * Every method runs inside the caller's transaction, after `lockDirectory`: tree changes are
+ * serialized, so the reads here see a tree that nobody else is changing.
+ */
+
+export const ORD_STEP = 2 ** 20;
+/** Labels stay below 2^52, exact as JavaScript numbers and as MySQL BIGINT. */
+export const ORD_LIMIT = 2 ** 52;
+/** A relabelled window leaves at least this much room between rows. */
+const WINDOW_SPACING = 2 ** 10;
+const CHUNK = 500;
+
+interface OrderedRow {
+  id: number;
+  depth: number;
+}
+
+interface SubtreeToPlace {
+  id: number;
+  sortName: string;
+  /** the subtree's rows in pre-order, the root first, with their current depth */
+  rows: OrderedRow[];
+}
+
+/** Locks the directory for a tree change and marks it changed. Call first in the transaction. */
+export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
+  await trx('directory_state').where({ id: 1 }).increment('version', 1);
+}
+
+/** Orders strings by Unicode code point, as both databases compare `sort_name`. */
+export function compareCodePoints(a: string, b: string): number {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const ca = ia.next();
+    const cb = ib.next();
+    if (ca.done || cb.done) return ca.done && cb.done ? 0 : ca.done ? -1 : 1;
+    const diff = ca.value.codePointAt(0)! - cb.value.codePointAt(0)!;
+    if (diff !== 0) return diff;
+  }
+}
+
+export function sortNameOf(name: string): string {
+  return name.toLowerCase();
+}
+
+export class TreeOrder {
+  constructor(private readonly trx: Knex.Transaction) {}
+
+  /** Label of the first row after the subtree that starts at (ord, depth); ORD_LIMIT if none. */
+  private async endOfSubtree(ord: number, depth: number): Promise<number> {
+    const next = await this.trx('users')
+      .where('tree_ord', '>', ord)
+      .andWhere('depth', '<=', depth)
+      .orderBy('tree_ord')
+      .first('tree_ord');
+    return next ? Number(next.tree_ord) : ORD_LIMIT;
+  }
+
+  /** The rows of the subtree of `id` in pre-order (the contact first). */
+  async subtreeRows(id: number): Promise<Array<OrderedRow & { tree_ord: number }>> {
+    const root = await this.trx('users').where({ id }).first('tree_ord', 'depth');
+    if (!root) return [];
+    const start = Number(root.tree_ord);
+    if (start <= 0) return [{ id, depth: Number(root.depth), tree_ord: start }];
+    const end = await this.endOfSubtree(start, Number(root.depth));
+    const rows = await this.trx('users')
+      .where('tree_ord', '>=', start)
+      .andWhere('tree_ord', '<', end)
+      .orderBy('tree_ord')
+      .select('id', 'depth', 'tree_ord');
+    return rows.map((r) => ({ id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }));
+  }
+
+  /** True when `candidate` is `ancestorId` itself or one of its descendants. */
+  async isInSubtree(candidate: number, ancestorId: number): Promise<boolean> {
+    if (candidate === ancestorId) return true;
+    const [root, other] = await Promise.all([
+      this.trx('users').where({ id: ancestorId }).first('tree_ord', 'depth'),
+      this.trx('users').where({ id: candidate }).first('tree_ord'),
+    ]);
+    if (!root || !other) return false;
+    const start = Number(root.tree_ord);
+    const ord = Number(other.tree_ord);
+    if (ord <= start) return false;
+    return ord < (await this.endOfSubtree(start, Number(root.depth)));
+  }
+
+  /**
+   * Puts each subtree (given by its root) under `parentId` (null: at the top level), in its
+   * place among the new siblings, and sets the roots' parent_id and every moved row's depth.
+   * The roots must not lie inside one another; rows inserted by the caller and not yet placed
+   * carry a label <= 0 and are placed as single rows.
+   */
+  async moveSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
+    if (rootIds.length === 0) return;
+    const parent = parentId === null ? null : await this.trx('users').where({ id: parentId }).first('tree_ord', 'depth');
+    if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
+    const baseDepth = parent ? Number(parent.depth) + 1 : 0;
+
+    // 1. Take every moving subtree out of the order (labels become -id: unique, and <= 0).
+    const subtrees: SubtreeToPlace[] = [];
+    for (const id of rootIds) {
+      const rows = await this.subtreeRows(id);
+      if (rows.length === 0) throw new Error(`tree-order: contact ${id} does not exist`);
+      subtrees.push({ id, sortName: '', rows });
+      if (rows[0].tree_ord > 0) {
+        const end = rows[rows.length - 1].tree_ord;
+        await this.trx('users')
+          .where('tree_ord', '>=', rows[0].tree_ord)
+          .andWhere('tree_ord', '<=', end)
+          .update({ tree_ord: this.trx.raw('0 - id') });
+      }
+    }
+    for (const chunk of chunks(rootIds)) {
+      await this.trx('users').whereIn('id', chunk).update({ parent_id: parentId });
+    }
+    const names = new Map<number, string>();
+    for (const chunk of chunks(rootIds)) {
+      for (const r of await this.trx('users').whereIn('id', chunk).select('id', 'sort_name')) {
+        names.set(Number(r.id), r.sort_name as string);
+      }
+    }
+    for (const s of subtrees) s.sortName = names.get(s.id)!;
+    subtrees.sort((a, b) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id);
+
+    // 2. Group them by the gap they go into: the same next sibling (or none: the end).
+    const groups: Array<{ nextId: number | null; subtrees: SubtreeToPlace[] }> = [];
+    for (const s of subtrees) {
+      const next = await this.nextSibling(parentId, s.sortName, s.id);
+      const last = groups[groups.length - 1];
+      if (last && last.nextId === next) last.subtrees.push(s);
+      else groups.push({ nextId: next, subtrees: [s] });
+    }
+
+    // 3. Fill each gap, making room where it is too narrow.
+    for (const group of groups) {
+      const rows: OrderedRow[] = [];
+      for (const s of group.subtrees) {
+        const shift = baseDepth - s.rows[0].depth;
+        for (const r of s.rows) rows.push({ id: r.id, depth: r.depth + shift });
+      }
+      let after: number;
+      if (group.nextId !== null) {
+        after = Number((await this.trx('users').where({ id: group.nextId }).first('tree_ord')).tree_ord);
+      } else if (parent) {
+        const fresh = await this.trx('users').where({ id: parentId! }).first('tree_ord');
+        after = await this.endOfSubtree(Number(fresh.tree_ord), Number(parent.depth));
+      } else {
+        after = ORD_LIMIT;
+      }
+      const before = await this.lastLabelBefore(after);
+      await this.fill(before, after, rows);
+    }
+  }
+
+  /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows. */
+  private async nextSibling(parentId: number | null, sortName: string, id: number): Promise<number | null> {
+    const query = this.trx('users')
+      .where('tree_ord', '>', 0)
+      .andWhere('sort_name', '>=', sortName)
+      .andWhere((q) => q.where('sort_name', '>', sortName).orWhere('id', '>', id))
+      .orderBy([{ column: 'sort_name' }, { column: 'id' }])
+      .first('id');
+    if (parentId === null) query.whereNull('parent_id');
+    else query.where('parent_id', parentId);
+    const row = await query;
+    return row ? Number(row.id) : null;
+  }
+
+  private async lastLabelBefore(label: number): Promise<number> {
+    const row = await this.trx('users')
+      .where('tree_ord', '>', 0)
+      .andWhere('tree_ord', '<', label)
+      .orderBy('tree_ord', 'desc')
+      .first('tree_ord');
+    return row ? Number(row.tree_ord) : 0;
+  }
+
+  /** Gives `rows`, in order, labels strictly between `before` and `after`. */
+  private async fill(before: number, after: number, rows: OrderedRow[]): Promise<void> {
+    let spacing = Math.min(ORD_STEP, Math.floor((after - before) / (rows.length + 1)));
+    if (spacing < 1) {
+      ({ before, spacing } = await this.makeRoom(before, after, rows.length));
+    }
+    await this.writeLabels(rows.map((r, i) => ({ id: r.id, tree_ord: before + spacing * (i + 1), depth: r.depth })));
+  }
+
+  /**
+   * Spreads out the rows around the gap (before, after) so that `count` more fit in it.
+   * The window grows by doubling on both sides until its labels leave WINDOW_SPACING per row
+   * (or it spans the whole order). Returns the label after which the new rows go and their spacing.
+   */
+  private async makeRoom(before: number, after: number, count: number): Promise<{ before: number; spacing: number }> {
+    for (let width = 8; ; width *= 2) {
+      const left = await this.trx('users')
+        .where('tree_ord', '>', 0)
+        .andWhere('tree_ord', '<=', before)
+        .orderBy('tree_ord', 'desc')
+        .limit(width + 1)
+        .select('id', 'tree_ord');
+      const right = await this.trx('users')
+        .where('tree_ord', '>=', after)
+        .orderBy('tree_ord')
+        .limit(width + 1)
+        .select('id', 'tree_ord');
+      const low = left.length > width ? Number(left.pop()!.tree_ord) : 0;
+      const high = right.length > width ? Number(right.pop()!.tree_ord) : ORD_LIMIT;
+      const slots = left.length + count + right.length + 1;
+      const spacing = Math.floor((high - low) / slots);
+      const whole = low === 0 && high === ORD_LIMIT;
+      if (spacing >= WINDOW_SPACING || (whole && spacing >= 1)) {
+        left.reverse();
+        const labels: Array<{ id: number; tree_ord: number }> = [];
+        left.forEach((r, i) => labels.push({ id: Number(r.id), tree_ord: low + spacing * (i + 1) }));
+        right.forEach((r, i) =>
+          labels.push({ id: Number(r.id), tree_ord: low + spacing * (left.length + count + i + 1) }),
+        );
+        await this.writeLabels(labels);
+        return { before: low + spacing * left.length, spacing };
+      }
+      if (whole) throw new Error('tree-order: the order key space is exhausted');
+    }
+  }
+
+  private async writeLabels(rows: Array<{ id: number; tree_ord: number; depth?: number }>): Promise<void> {
+    for (const chunk of chunks(rows)) {
+      const ids = chunk.map((r) => r.id);
+      const ordCase = chunk.map(() => 'WHEN ? THEN ?').join(' ');
+      const update: Record<string, Knex.Raw> = {
+        tree_ord: this.trx.raw(`CASE id ${ordCase} END`, chunk.flatMap((r) => [r.id, r.tree_ord])),
+      };
+      if (chunk[0].depth !== undefined) {
+        update.depth = this.trx.raw(
+          `CASE id ${ordCase} END`,
+          chunk.flatMap((r) => [r.id, r.depth!]),
+        );
+      }
+      await this.trx('users').whereIn('id', ids).update(update);
+    }
+  }
+}
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Labels a whole directory from scratch: used by seeders that insert many rows at once, and
+ * by tests as the reference order. `rows` are every contact; returns id -> {tree_ord, depth}.
+ * An explicit stack walks the tree, so depth is not limited by the call stack.
+ */
+export function computePreorder(
+  rows: ReadonlyArray<{ id: number; parent_id: number | null; sort_name: string }>,
+): Map<number, { tree_ord: number; depth: number }> {
+  const children = new Map<number | null, typeof rows[number][]>();
+  for (const row of rows) {
+    const list = children.get(row.parent_id) ?? [];
+    list.push(row);
+    children.set(row.parent_id, list);
+  }
+  for (const list of children.values()) {
+    list.sort((a, b) => compareCodePoints(a.sort_name, b.sort_name) || a.id - b.id);
+  }
+  const out = new Map<number, { tree_ord: number; depth: number }>();
+  const stack: Array<{ row: typeof rows[number]; depth: number }> = [];
+  const pushChildren = (parent: number | null, depth: number) => {
+    const list = children.get(parent) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) stack.push({ row: list[i], depth });
+  };
+  pushChildren(null, 0);
+  while (stack.length > 0) {
+    const { row, depth } = stack.pop()!;
+    out.set(row.id, { tree_ord: (out.size + 1) * ORD_STEP, depth });
+    pushChildren(row.id, depth + 1);
+  }
+  return out;
+}

@@ -1,0 +1,114 @@
+import { Router, type RequestHandler } from 'express';
+import { body, param, query } from 'express-validator';
+import type { Db } from '../../lib/db';
+import { NotFoundError } from '../../lib/errors';
+import { authOf } from '../../lib/http/auth-context';
+import { sendSuccess } from '../../lib/http/respond';
+import { idParamRule, inputOf, paginationRules, stringRule, validate } from '../../lib/http/validate';
+import { requirePermission } from '../auth/session';
+import { organizations, REFERENCE_RESOURCES, type ResourceSpec } from './reference.resources';
+import { REFERENCE_PAGE, ReferenceService, type ListInput, type Values } from './reference.service';
+import { RolesService, type RoleInput } from './roles.service';
+
+const capitalized = (word: string) => word[0].toUpperCase() + word.slice(1);
+const idRules = [idParamRule(param('id'), 'id')];
+const listRules = (spec: ResourceSpec) => [
+  ...paginationRules(REFERENCE_PAGE.maxLimit),
+  stringRule(query('search'), 'search', { max: 100 }),
+  ...spec.listRules,
+];
+
+/**
+ * The lists a frontend fills its forms from (DECISIONS section 8): every signed-in user reads;
+ * `writePermission` creates, updates and deletes. `scope` narrows what a caller may read.
+ */
+function resourceRouter(
+  service: ReferenceService,
+  spec: ResourceSpec,
+  requireAuth: RequestHandler,
+  writePermission: string,
+  scope?: (req: Parameters<RequestHandler>[0]) => number | null,
+): Router {
+  const { def } = spec;
+  const plural = capitalized(def.plural);
+  const canWrite = requirePermission(writePermission);
+  const router = Router();
+  router.use(requireAuth);
+
+  router.get('/', ...listRules(spec), validate, async (req, res) => {
+    const input = inputOf<ListInput>(req);
+    const only = scope?.(req);
+    const data = await service.list(def, only == null ? input : { ...input, id: only });
+    sendSuccess(res, 200, `${plural} retrieved successfully`, data);
+  });
+  router.get('/:id', ...idRules, validate, async (req, res) => {
+    const { id } = inputOf<{ id: number }>(req);
+    const only = scope?.(req);
+    if (only != null && only !== id) throw new NotFoundError(`${def.label} not found`);
+    sendSuccess(res, 200, `${def.label} retrieved successfully`, { [def.singular]: await service.get(def, id) });
+  });
+  router.post('/', canWrite, ...spec.createRules, validate, async (req, res) => {
+    const record = await service.create(def, inputOf<Values>(req));
+    sendSuccess(res, 201, `${def.label} created successfully`, { [def.singular]: record });
+  });
+  router.put('/:id', canWrite, ...idRules, ...spec.updateRules, validate, async (req, res) => {
+    const { id, ...changes } = inputOf<Values & { id: number }>(req);
+    const record = await service.update(def, id, changes);
+    sendSuccess(res, 200, `${def.label} updated successfully`, { [def.singular]: record });
+  });
+  router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
+    await service.remove(def, inputOf<{ id: number }>(req).id);
+    sendSuccess(res, 200, `${def.label} deleted successfully`);
+  });
+  return router;
+}
+
+const roleRules = (required: boolean) => [
+  stringRule(body('name'), 'Name', { required, min: 2, max: 50 }),
+  stringRule(body('description'), 'Description', { max: 255, nullable: true }),
+  body('permissions')
+    .optional()
+    .custom((v) => Array.isArray(v) && v.length <= 100 && v.every((p) => typeof p === 'string' && p.length <= 100))
+    .withMessage('permissions must be an array of permission names'),
+];
+
+function rolesRouter(roles: RolesService, requireAuth: RequestHandler): Router {
+  const canWrite = requirePermission('reference.write');
+  const router = Router();
+  router.use(requireAuth);
+  router.get('/', async (_req, res) => {
+    sendSuccess(res, 200, 'Roles retrieved successfully', { roles: await roles.list(), permissions: await roles.permissions() });
+  });
+  router.get('/:id', ...idRules, validate, async (req, res) => {
+    sendSuccess(res, 200, 'Role retrieved successfully', { role: await roles.get(inputOf<{ id: number }>(req).id) });
+  });
+  router.post('/', canWrite, ...roleRules(true), validate, async (req, res) => {
+    const role = await roles.create(inputOf<RoleInput & { name: string }>(req), authOf(req));
+    sendSuccess(res, 201, 'Role created successfully', { role });
+  });
+  router.put('/:id', canWrite, ...idRules, ...roleRules(false), validate, async (req, res) => {
+    const { id, ...input } = inputOf<RoleInput & { id: number }>(req);
+    sendSuccess(res, 200, 'Role updated successfully', { role: await roles.update(id, input, authOf(req)) });
+  });
+  router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
+    await roles.remove(inputOf<{ id: number }>(req).id);
+    sendSuccess(res, 200, 'Role deleted successfully');
+  });
+  return router;
+}
+
+export function referenceRouter(db: Db, requireAuth: RequestHandler): Router {
+  const service = new ReferenceService(db);
+  const router = Router();
+  for (const spec of REFERENCE_RESOURCES) {
+    router.use(`/${spec.def.plural}`, resourceRouter(service, spec, requireAuth, 'reference.write'));
+  }
+  // a caller who does not manage organizations sees only the own one
+  const ownOrganization = (req: Parameters<RequestHandler>[0]) => {
+    const auth = authOf(req);
+    return auth.permissions.has('organizations.manage') ? null : auth.organizationId;
+  };
+  router.use('/organizations', resourceRouter(service, organizations, requireAuth, 'organizations.manage', ownOrganization));
+  router.use('/roles', rolesRouter(new RolesService(db), requireAuth));
+  return router;
+}

@@ -1,0 +1,140 @@
+import type { Knex } from 'knex';
+import { inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
+import { ConflictError, NotFoundError } from '../../lib/errors';
+import { paginationOf } from '../../lib/http/respond';
+import { pageOf } from '../../lib/http/validate';
+
+export type Values = Record<string, unknown>;
+
+/** What makes one kind of reference record (units, departments, designations, ranks). */
+export interface ResourceDef {
+  table: string;
+  /** the path segment and the list's data key: `units` */
+  plural: string;
+  /** the record's data key: `unit` */
+  singular: string;
+  /** the word in messages: `Unit` */
+  label: string;
+  /** the table is aliased `t`; joins add names of related rows */
+  baseQuery(db: Queryable): Knex.QueryBuilder;
+  toRecord(row: Values): Values;
+  searchColumns: string[];
+  orderBy: string[];
+  /** list query parameters that filter on a column of `t` */
+  filters: Record<string, string>;
+  /** each group of columns is unique, compared case-insensitively */
+  unique: Array<{ columns: string[]; message: string }>;
+  /** rows of other tables that keep a record from being deleted */
+  usedBy: Array<{ table: string; column: string }>;
+  /** checks of a create or update against other rows; `values` are the record after the change */
+  checkReferences?(trx: Knex.Transaction, values: Values, id: number | null): Promise<void>;
+  /** a check before a delete, beyond usedBy */
+  checkDelete?(trx: Knex.Transaction, id: number): Promise<void>;
+}
+
+export interface ListInput {
+  page?: number;
+  limit?: number;
+  search?: string;
+  [filter: string]: unknown;
+}
+
+export const REFERENCE_PAGE = { defaultLimit: 50, maxLimit: 500 };
+
+export class ReferenceService {
+  constructor(private readonly db: Db) {}
+
+  async list(def: ResourceDef, input: ListInput) {
+    const { page, limit, offset } = pageOf(input, REFERENCE_PAGE.defaultLimit);
+    const filtered = () => {
+      const q = this.db(`${def.table} as t`);
+      if (input.search) whereContains(q, def.searchColumns.map((c) => `t.${c}`), input.search);
+      for (const [param, column] of Object.entries(def.filters)) {
+        const value = input[param];
+        if (value === null) q.whereNull(`t.${column}`);
+        else if (value !== undefined) q.where(`t.${column}`, value as Knex.Value);
+      }
+      return q;
+    };
+    const [{ total }] = await filtered().count({ total: '*' });
+    const rows = await def
+      .baseQuery(this.db)
+      .whereIn('t.id', filtered().select('t.id'))
+      .orderBy(def.orderBy.map((c) => `t.${c}`).concat('t.id'))
+      .limit(limit)
+      .offset(offset);
+    return { [def.plural]: rows.map(def.toRecord), pagination: paginationOf(page, limit, Number(total)) };
+  }
+
+  async get(def: ResourceDef, id: number, db: Queryable = this.db): Promise<Values> {
+    const row = await def.baseQuery(db).where('t.id', id).first();
+    if (!row) throw new NotFoundError(`${def.label} not found`);
+    return def.toRecord(row);
+  }
+
+  async create(def: ResourceDef, values: Values): Promise<Values> {
+    return this.write(def, async (trx) => {
+      await this.checkWrite(trx, def, values, null);
+      const now = new Date();
+      const [id] = await trx(def.table).insert({ ...values, created_at: now, updated_at: now });
+      return this.get(def, Number(id), trx);
+    });
+  }
+
+  async update(def: ResourceDef, id: number, changes: Values): Promise<Values> {
+    return this.write(def, async (trx) => {
+      const current = await trx(def.table).where({ id }).forUpdate().first();
+      if (!current) throw new NotFoundError(`${def.label} not found`);
+      await this.checkWrite(trx, def, { ...current, ...changes }, id);
+      await trx(def.table).where({ id }).update({ ...changes, updated_at: new Date() });
+      return this.get(def, id, trx);
+    });
+  }
+
+  async remove(def: ResourceDef, id: number): Promise<void> {
+    await this.write(def, async (trx) => {
+      const current = await trx(def.table).where({ id }).forUpdate().first('id');
+      if (!current) throw new NotFoundError(`${def.label} not found`);
+      await def.checkDelete?.(trx, id);
+      await this.assertUnused(trx, def, id);
+      await trx(def.table).where({ id }).delete();
+    });
+  }
+
+  private async checkWrite(trx: Knex.Transaction, def: ResourceDef, values: Values, id: number | null) {
+    for (const { columns, message } of def.unique) {
+      const q = trx(def.table);
+      for (const column of columns) {
+        const value = values[column];
+        if (typeof value === 'string') q.whereRaw('LOWER(??) = ?', [column, value.toLowerCase()]);
+        else q.where(column, value as Knex.Value);
+      }
+      if (columns.some((c) => values[c] === null || values[c] === undefined)) continue;
+      if (id !== null) q.whereNot({ id });
+      if (await q.first('id')) throw new ConflictError(message);
+    }
+    await def.checkReferences?.(trx, values, id);
+  }
+
+  async assertUnused(db: Queryable, def: ResourceDef, id: number): Promise<void> {
+    for (const { table, column } of def.usedBy) {
+      if (await db(table).where(column, id).first(column)) {
+        throw new ConflictError(`${def.label} is in use and cannot be deleted`);
+      }
+    }
+  }
+
+  /**
+   * Runs a change; the database's keys decide races that the checks could not see: a
+   * duplicate, a row that came into use while being deleted, or a referenced row that went.
+   */
+  private async write<T>(def: ResourceDef, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.db, work);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(def.unique[0]?.message ?? `${def.label} already exists`);
+      if (isForeignKeyViolation(err)) throw new ConflictError(`${def.label} conflicts with a concurrent change; try again`);
+      throw err;
+    }
+  }
+}

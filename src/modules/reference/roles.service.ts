@@ -1,0 +1,128 @@
+import type { Knex } from 'knex';
+import { inTransaction, isUniqueViolation, type Db, type Queryable } from '../../lib/db';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
+import type { AuthContext } from '../../lib/http/auth-context';
+import { toIsoRequired } from '../../lib/time';
+
+/** Roles 1-3 carry fixed meaning (the spec's Super_admin, Admin, User): they are not changed through the API. */
+export const BUILT_IN_ROLE_IDS = [1, 2, 3];
+
+export interface RoleInput {
+  name?: string;
+  description?: string | null;
+  permissions?: string[];
+}
+
+export class RolesService {
+  constructor(private readonly db: Db) {}
+
+  async list() {
+    const roles = await this.db('roles').orderBy('id');
+    const grants = await this.db('role_permissions as rp')
+      .join('permissions as p', 'p.id', 'rp.permission_id')
+      .orderBy('p.name')
+      .select('rp.role_id', 'p.name');
+    return roles.map((role) =>
+      toRole(role, grants.filter((g) => Number(g.role_id) === Number(role.id)).map((g) => String(g.name))),
+    );
+  }
+
+  async get(id: number, db: Queryable = this.db) {
+    const role = await db('roles').where({ id }).first();
+    if (!role) throw new NotFoundError('Role not found');
+    const names = await db('role_permissions as rp')
+      .join('permissions as p', 'p.id', 'rp.permission_id')
+      .where('rp.role_id', id)
+      .orderBy('p.name')
+      .pluck('p.name');
+    return toRole(role, names.map(String));
+  }
+
+  async permissions() {
+    return this.db('permissions').orderBy('name').select('id', 'name', 'description');
+  }
+
+  async create(input: Required<Pick<RoleInput, 'name'>> & RoleInput, actor: AuthContext) {
+    return this.write(async (trx) => {
+      await this.assertNameFree(trx, input.name, null);
+      const now = new Date();
+      const [id] = await trx('roles').insert({
+        name: input.name,
+        description: input.description ?? null,
+        created_at: now,
+        updated_at: now,
+      });
+      await this.grant(trx, Number(id), input.permissions ?? [], actor);
+      return this.get(Number(id), trx);
+    });
+  }
+
+  async update(id: number, input: RoleInput, actor: AuthContext) {
+    return this.write(async (trx) => {
+      await this.assertChangeable(trx, id);
+      if (input.name !== undefined) await this.assertNameFree(trx, input.name, id);
+      const changes: Record<string, unknown> = { updated_at: new Date() };
+      if (input.name !== undefined) changes.name = input.name;
+      if (input.description !== undefined) changes.description = input.description;
+      await trx('roles').where({ id }).update(changes);
+      if (input.permissions !== undefined) {
+        await trx('role_permissions').where({ role_id: id }).delete();
+        await this.grant(trx, id, input.permissions, actor);
+        // holders of the role keep no token issued for the rights it had
+        await trx('users').where({ role_id: id }).increment('token_version', 1);
+      }
+      return this.get(id, trx);
+    });
+  }
+
+  async remove(id: number) {
+    await this.write(async (trx) => {
+      await this.assertChangeable(trx, id);
+      if (await trx('users').where({ role_id: id }).first('id')) {
+        throw new ConflictError('Role is in use and cannot be deleted');
+      }
+      await trx('roles').where({ id }).delete();
+    });
+  }
+
+  private async write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.db, work);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError('A role with this name already exists');
+      throw err;
+    }
+  }
+
+  private async assertChangeable(trx: Knex.Transaction, id: number) {
+    if (!(await trx('roles').where({ id }).forUpdate().first('id'))) throw new NotFoundError('Role not found');
+    if (BUILT_IN_ROLE_IDS.includes(id)) throw new ConflictError('Built-in roles cannot be changed or deleted');
+  }
+
+  private async assertNameFree(trx: Knex.Transaction, name: string, id: number | null) {
+    const q = trx('roles').whereRaw('LOWER(name) = ?', [name.toLowerCase()]);
+    if (id !== null) q.whereNot({ id });
+    if (await q.first('id')) throw new ConflictError('A role with this name already exists');
+  }
+
+  /** Grants permissions by name; unknown names fail validation, and nobody grants what they lack. */
+  private async grant(trx: Knex.Transaction, roleId: number, names: string[], actor: AuthContext) {
+    if (names.length === 0) return;
+    const known = await trx('permissions').whereIn('name', names).select('id', 'name');
+    const unknown = names.filter((n) => !known.some((k) => k.name === n));
+    if (unknown.length > 0) throw ValidationError.field('permissions', `Unknown permissions: ${unknown.join(', ')}`);
+    if (names.some((n) => !actor.permissions.has(n))) throw new ForbiddenError();
+    await trx('role_permissions').insert(known.map((k) => ({ role_id: roleId, permission_id: Number(k.id) })));
+  }
+}
+
+function toRole(row: Record<string, unknown>, permissions: string[]) {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    description: row.description ?? null,
+    permissions,
+    created_at: toIsoRequired(row.created_at),
+    updated_at: toIsoRequired(row.updated_at),
+  };
+}

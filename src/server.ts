@@ -1,0 +1,68 @@
+import type { Server } from 'node:http';
+import { config as loadEnv } from 'dotenv';
+import Redis from 'ioredis';
+import { createApp } from './app';
+import { developmentDefaultsInUse, loadConfig } from './config';
+import { createDb } from './lib/db';
+import { createLogger } from './lib/logger';
+import { ensureDatabase, prepareDatabase } from './lib/setup';
+
+loadEnv({ quiet: true });
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.logLevel });
+  const defaults = developmentDefaultsInUse(process.env);
+  if (defaults.length > 0) {
+    logger.warn({ settings: defaults }, 'using development defaults; set these before exposing the service');
+  }
+
+  await ensureDatabase(config.db);
+  const db = createDb(config.db);
+  await prepareDatabase(db, config, logger);
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+    : undefined;
+  redis?.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection problem'));
+
+  const app = createApp({ db, config, logger, redis });
+  const server: Server = app.listen(config.port, () => {
+    logger.info({ port: config.port, database: config.db.client }, 'directory service listening');
+  });
+
+  let stopping = false;
+  const stop = (signal: string, code: number) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    const force = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    server.close(async () => {
+      await db.destroy();
+      await redis?.quit().catch(() => undefined);
+      logger.info('stopped');
+      process.exit(code);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM', 0));
+  process.on('SIGINT', () => stop('SIGINT', 0));
+  process.on('unhandledRejection', (reason) => {
+    logger.fatal({ err: reason instanceof Error ? { type: reason.name, message: reason.message } : String(reason) }, 'unhandled rejection');
+    stop('unhandledRejection', 1);
+  });
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err: { type: err.name, message: err.message } }, 'uncaught exception');
+    stop('uncaughtException', 1);
+  });
+}
+
+main().catch((err: unknown) => {
+  // configuration and start-up errors: say what is wrong and stop
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`directory-service failed to start: ${message}\n`);
+  process.exit(1);
+});

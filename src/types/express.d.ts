@@ -1,0 +1,14 @@
+import type { AuthContext } from '../lib/http/auth-context';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** the signed-in caller, set by the authenticate middleware */
+      auth?: AuthContext;
+      /** the validated and sanitized input (matchedData), set by the validate middleware */
+      input?: Record<string, unknown>;
+    }
+  }
+}
+
+export {};

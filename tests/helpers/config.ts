@@ -1,0 +1,32 @@
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config';
+
+export const TMP_DIR = path.join(__dirname, '..', '..', 'tmp');
+export const SQLITE_TEMPLATE = path.join(TMP_DIR, 'test-template.sqlite3');
+
+export const isMysql = () => process.env.DB_CLIENT === 'mysql';
+
+/**
+ * The configuration tests run with: the database of the run (SQLite files under tmp/, or the
+ * MySQL database DB_NAME, default directory_test), a low bcrypt cost for speed, no logs.
+ */
+export function testConfig(overrides: Record<string, string> = {}): Readonly<Config> {
+  return loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    BCRYPT_COST: '4',
+    DB_NAME: process.env.DB_NAME || 'directory_test',
+    SQLITE_FILENAME: SQLITE_TEMPLATE,
+    JWT_SECRET: 'test-access-secret-0123456789abcdef',
+    JWT_REFRESH_SECRET: 'test-refresh-secret-0123456789abcdef',
+    ADMIN_EMAIL: 'admin@example.com',
+    ADMIN_PASSWORD: 'Admin@12345',
+    ...overrides,
+  });
+}
+
+export function describeMachine(): string {
+  return `${os.cpus().length} cpus, ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
+}

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Express } from 'express';
+import { createApp } from '../../src/app';
+import type { Config } from '../../src/config';
+import { createDb, type Db } from '../../src/lib/db';
+import { createLogger } from '../../src/lib/logger';
+import { TokenService } from '../../src/modules/auth/tokens';
+import { SQLITE_TEMPLATE, TMP_DIR, isMysql, testConfig } from './config';
+
+export interface TestContext {
+  app: Express;
+  db: Db;
+  config: Readonly<Config>;
+  tokens: TokenService;
+}
+
+let fileCounter = 0;
+
+/** A database of its own for a SQLite test file (a copy of the seeded template); the shared one on MySQL. */
+export function openTestDb(overrides: Record<string, string> = {}): { db: Db; config: Readonly<Config>; cleanup: () => void } {
+  if (isMysql()) {
+    const config = testConfig(overrides);
+    return { db: createDb(config.db), config, cleanup: () => undefined };
+  }
+  const file = path.join(TMP_DIR, `test-${process.pid}-${Date.now()}-${++fileCounter}.sqlite3`);
+  fs.copyFileSync(SQLITE_TEMPLATE, file);
+  const config = testConfig({ SQLITE_FILENAME: file, ...overrides });
+  const cleanup = () => {
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+  };
+  return { db: createDb(config.db), config, cleanup };
+}
+
+/**
+ * Builds the app over the run's database before the file's tests and closes it after them.
+ * The returned object is filled in by beforeAll.
+ */
+export function setupTestContext(overrides: Record<string, string> = {}): TestContext {
+  const ctx = {} as TestContext;
+  let cleanup = () => undefined as void;
+  beforeAll(() => {
+    const opened = openTestDb(overrides);
+    cleanup = opened.cleanup;
+    ctx.db = opened.db;
+    ctx.config = opened.config;
+    ctx.tokens = new TokenService(opened.config.jwt);
+    ctx.app = createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: 'silent' }) });
+  });
+  afterAll(async () => {
+    await ctx.db?.destroy();
+    cleanup();
+  });
+  return ctx;
+}
