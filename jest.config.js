@@ -9,6 +9,7 @@ module.exports = {
   },
   testMatch: ['<rootDir>/tests/**/*.test.ts'],
   globalSetup: '<rootDir>/tests/global-setup.ts',
+  globalTeardown: '<rootDir>/tests/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -14,7 +14,9 @@ import { AuthService } from './modules/auth/auth.service';
 import { PasswordHasher } from './modules/auth/passwords';
 import { authenticate } from './modules/auth/session';
 import { TokenService } from './modules/auth/tokens';
+import { locationsRouter } from './modules/locations/locations.router';
 import { referenceRouter } from './modules/reference/reference.router';
+import { securityRouter } from './modules/security/security.router';
 
 export interface AppDeps {
   db: Db;
@@ -77,6 +79,8 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
 
   const authService = new AuthService(db, tokens, passwords);
   app.use('/api/auth', authRouter(authService, { authenticate: requireAuth, loginLimiter: limiters.login }));
+  app.use('/api/locations', locationsRouter(db, requireAuth));
+  app.use('/api/security', securityRouter(db, requireAuth));
   app.use('/api', referenceRouter(db, requireAuth));
 
   app.use(notFound);

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { createDb, ensureDatabase } from '../src/lib/db';
 import { createLogger } from '../src/lib/logger';
 import { prepareDatabase } from '../src/lib/setup';
-import { SQLITE_TEMPLATE, TMP_DIR, isMysql, testConfig } from './helpers/config';
+import path from 'node:path';
+import { TMP_DIR, isMysql, testConfig } from './helpers/config';
 
 /**
  * Migrates and seeds once per run. On SQLite into a template file that each test file copies
@@ -10,11 +11,9 @@ import { SQLITE_TEMPLATE, TMP_DIR, isMysql, testConfig } from './helpers/config'
  * that all files share (so every test makes its own rows with unique values).
  */
 export default async function globalSetup(): Promise<void> {
-  const config = testConfig();
   fs.mkdirSync(TMP_DIR, { recursive: true });
-  if (!isMysql()) {
-    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(SQLITE_TEMPLATE + suffix, { force: true });
-  }
+  process.env.TEST_SQLITE_TEMPLATE = path.join(TMP_DIR, `template-${process.pid}.sqlite3`);
+  const config = testConfig();
   await ensureDatabase(config.db);
   const db = createDb(config.db);
   try {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config';
 
 export const TMP_DIR = path.join(__dirname, '..', '..', 'tmp');
-export const SQLITE_TEMPLATE = path.join(TMP_DIR, 'test-template.sqlite3');
+/** Set by global-setup for the run's workers: one template per run, so runs may overlap. */
+export const sqliteTemplate = () => process.env.TEST_SQLITE_TEMPLATE ?? path.join(TMP_DIR, 'test-template.sqlite3');
 
 export const isMysql = () => process.env.DB_CLIENT === 'mysql';
 
@@ -18,7 +19,7 @@ export function testConfig(overrides: Record<string, string> = {}): Readonly<Con
     LOG_LEVEL: 'silent',
     BCRYPT_COST: '4',
     DB_NAME: process.env.DB_NAME || 'directory_test',
-    SQLITE_FILENAME: SQLITE_TEMPLATE,
+    SQLITE_FILENAME: sqliteTemplate(),
     JWT_SECRET: 'test-access-secret-0123456789abcdef',
     JWT_REFRESH_SECRET: 'test-refresh-secret-0123456789abcdef',
     ADMIN_EMAIL: 'admin@example.com',

@@ -6,7 +6,7 @@ import type { Config } from '../../src/config';
 import { createDb, type Db } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
 import { TokenService } from '../../src/modules/auth/tokens';
-import { SQLITE_TEMPLATE, TMP_DIR, isMysql, testConfig } from './config';
+import { TMP_DIR, isMysql, sqliteTemplate, testConfig } from './config';
 
 export interface TestContext {
   app: Express;
@@ -24,7 +24,7 @@ export function openTestDb(overrides: Record<string, string> = {}): { db: Db; co
     return { db: createDb(config.db), config, cleanup: () => undefined };
   }
   const file = path.join(TMP_DIR, `test-${process.pid}-${Date.now()}-${++fileCounter}.sqlite3`);
-  fs.copyFileSync(SQLITE_TEMPLATE, file);
+  fs.copyFileSync(sqliteTemplate(), file);
   const config = testConfig({ SQLITE_FILENAME: file, ...overrides });
   const cleanup = () => {
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
