@@ -6,6 +6,7 @@ import * as users from './20261122000400_create_users';
 import * as directoryState from './20261122000500_create_directory_state';
 import * as locations from './20261122000600_create_locations';
 import * as securityRecords from './20261122000700_create_security_records';
+import * as contactSearchGrams from './20261122000800_create_contact_search_grams';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,6 +26,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122000500_create_directory_state', directoryState],
   ['20261122000600_create_locations', locations],
   ['20261122000700_create_security_records', securityRecords],
+  ['20261122000800_create_contact_search_grams', contactSearchGrams],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -14,6 +14,9 @@ import { AuthService } from './modules/auth/auth.service';
 import { PasswordHasher } from './modules/auth/passwords';
 import { authenticate } from './modules/auth/session';
 import { TokenService } from './modules/auth/tokens';
+import { contactsRouter } from './modules/contacts/contacts.router';
+import { ContactsQueryService } from './modules/contacts/contacts.query.service';
+import { ContactsService } from './modules/contacts/contacts.service';
 import { locationsRouter } from './modules/locations/locations.router';
 import { referenceRouter } from './modules/reference/reference.router';
 import { securityRouter } from './modules/security/security.router';
@@ -79,6 +82,9 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
 
   const authService = new AuthService(db, tokens, passwords);
   app.use('/api/auth', authRouter(authService, { authenticate: requireAuth, loginLimiter: limiters.login }));
+  const contactReads = new ContactsQueryService(db);
+  const contactWrites = new ContactsService(db, contactReads, passwords);
+  app.use('/api/contacts', contactsRouter(contactReads, contactWrites, requireAuth));
   app.use('/api/locations', locationsRouter(db, requireAuth));
   app.use('/api/security', securityRouter(db, requireAuth));
   app.use('/api', referenceRouter(db, requireAuth));

@@ -9,9 +9,14 @@ export type Db = Knex;
 export type Queryable = Knex | Knex.Transaction;
 export type Dialect = 'mysql' | 'sqlite';
 
-const MYSQL_SESSION = [
-  "SET time_zone = '+00:00'",
-  "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
+const MYSQL_SESSION: Array<{ sql: string; optional?: boolean }> = [
+  { sql: "SET time_zone = '+00:00'" },
+  {
+    sql: "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
+  },
+  // Tree queries walk up parent chains with recursive CTEs; depth is unlimited. MySQL 8 stops
+  // at 1000 levels by default; MariaDB has no such variable (and no such limit), hence optional.
+  { sql: 'SET SESSION cte_max_recursion_depth = 4294967295', optional: true },
 ];
 
 type RawConnection = {
@@ -62,17 +67,14 @@ export function knexConfig(db: DbConfig): Knex.Config {
       min: 0,
       max: db.poolMax,
       afterCreate(conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) {
-        let pending = MYSQL_SESSION.length;
-        let failed = false;
-        for (const sql of MYSQL_SESSION) {
-          conn.query!(sql, (err) => {
-            if (failed) return;
-            if (err) {
-              failed = true;
-              done(err, conn);
-            } else if (--pending === 0) done(null, conn);
+        const run = (i: number): void => {
+          if (i === MYSQL_SESSION.length) return done(null, conn);
+          conn.query!(MYSQL_SESSION[i].sql, (err) => {
+            if (err && !MYSQL_SESSION[i].optional) done(err, conn);
+            else run(i + 1);
           });
-        }
+        };
+        run(0);
       },
     },
     migrations,

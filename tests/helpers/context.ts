@@ -45,7 +45,7 @@ export function setupTestContext(overrides: Record<string, string> = {}): TestCo
     ctx.db = opened.db;
     ctx.config = opened.config;
     ctx.tokens = new TokenService(opened.config.jwt);
-    ctx.app = createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: 'silent' }) });
+    ctx.app = createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) });
   });
   afterAll(async () => {
     await ctx.db?.destroy();

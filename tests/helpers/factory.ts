@@ -85,6 +85,8 @@ export async function createUser(ctx: TestContext, fields: UserFields = {}): Pro
   const roleId = ROLE[fields.role ?? 'User'];
   const organizationId = fields.organization_id ?? 1;
   const passwordHash = password === null ? null : await hashOf(password);
+  const designationId = await anyDesignationId(ctx);
+  // inside the transaction only `trx` may be used: SQLite has one connection
   const id = await inTransaction(ctx.db, async (trx) => {
     await lockDirectory(trx);
     const newId = await insertContact(trx, {
@@ -94,7 +96,7 @@ export async function createUser(ctx: TestContext, fields: UserFields = {}): Pro
       password_hash: passwordHash,
       unit_id: unitId,
       department_id: fields.department_id ?? null,
-      designation_id: await anyDesignationId(ctx),
+      designation_id: designationId,
       parent_id: fields.parent_id ?? null,
       role_id: roleId,
       organization_id: organizationId,

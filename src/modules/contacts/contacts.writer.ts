@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { BadRequestError } from '../../lib/errors';
 import type { UserRow } from './contacts.repository';
+import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from './search-grams';
 import { sortNameOf, TreeOrder } from './tree-order';
 
 /**
@@ -67,6 +68,7 @@ export async function insertContact(trx: Knex.Transaction, fields: ContactInsert
     updated_at: now,
   });
   await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
+  await writeContactGrams(trx, Number(id), fields);
   return Number(id);
 }
 
@@ -99,6 +101,15 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   if (parentGiven) row.parent_id = parentId;
   await trx('users').where({ id: current.id }).update(row);
 
+  if (SEARCH_FIELDS.some((f) => changes[f] !== undefined)) {
+    const fields: SearchableFields = await trx('users').where({ id: current.id }).first(...SEARCH_FIELDS);
+    await writeContactGrams(trx, current.id, fields);
+  }
+  if (changes.role_id !== undefined && changes.role_id !== current.role_id) {
+    // no token outlives the rights it was issued for
+    await trx('users').where({ id: current.id }).increment('token_version', 1);
+  }
+
   const tree = new TreeOrder(trx);
   if (unitChanged) {
     // inactive children stay in the old unit: they become roots there
@@ -106,4 +117,32 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
     await tree.moveSubtrees(left.map(Number), null);
   }
   if (renamed || parentId !== current.parent_id) await tree.moveSubtrees([current.id], parentId);
+}
+
+/**
+ * Soft-deletes contacts: inactive, offline, their tokens revoked; their children that are not
+ * deleted in the same call become roots. Returns the ids it changed (active ones only).
+ */
+export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): Promise<number[]> {
+  const active: number[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = await trx('users').whereIn('id', ids.slice(i, i + 500)).where({ is_active: true }).pluck('id');
+    active.push(...found.map(Number));
+  }
+  if (active.length === 0) return [];
+  const removed = new Set(active);
+  const orphans: number[] = [];
+  for (let i = 0; i < active.length; i += 500) {
+    const chunk = active.slice(i, i + 500);
+    await trx('users').whereIn('id', chunk).update({
+      is_active: false,
+      status: 'offline',
+      token_version: trx.raw('token_version + 1'),
+      updated_at: new Date(),
+    });
+    const children = await trx('users').whereIn('parent_id', chunk).pluck('id');
+    orphans.push(...children.map(Number).filter((id) => !removed.has(id)));
+  }
+  await new TreeOrder(trx).moveSubtrees(orphans, null);
+  return ids.filter((id) => removed.has(id));
 }

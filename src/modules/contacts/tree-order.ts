@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Queryable } from '../../lib/db';
 
 /**
  * The directory's pre-order, kept as an order key on each contact.
@@ -59,17 +60,29 @@ export function sortNameOf(name: string): string {
   return name.toLowerCase();
 }
 
+/** Label of the first row after the subtree that starts at (ord, depth); ORD_LIMIT if none. */
+export async function subtreeEnd(db: Queryable, ord: number, depth: number): Promise<number> {
+  const next = await db('users')
+    .where('tree_ord', '>', ord)
+    .andWhere('depth', '<=', depth)
+    .orderBy('tree_ord')
+    .first('tree_ord');
+  return next ? Number(next.tree_ord) : ORD_LIMIT;
+}
+
 export class TreeOrder {
   constructor(private readonly trx: Knex.Transaction) {}
 
-  /** Label of the first row after the subtree that starts at (ord, depth); ORD_LIMIT if none. */
-  private async endOfSubtree(ord: number, depth: number): Promise<number> {
-    const next = await this.trx('users')
-      .where('tree_ord', '>', ord)
-      .andWhere('depth', '<=', depth)
-      .orderBy('tree_ord')
-      .first('tree_ord');
-    return next ? Number(next.tree_ord) : ORD_LIMIT;
+  private endOfSubtree(ord: number, depth: number): Promise<number> {
+    return subtreeEnd(this.trx, ord, depth);
+  }
+
+  /** The labels [start, end) of the subtree of `id`, or null for an unknown or unplaced contact. */
+  async rangeOf(id: number): Promise<{ start: number; end: number } | null> {
+    const root = await this.trx('users').where({ id }).first('tree_ord', 'depth');
+    if (!root || Number(root.tree_ord) <= 0) return null;
+    const start = Number(root.tree_ord);
+    return { start, end: await this.endOfSubtree(start, Number(root.depth)) };
   }
 
   /** The rows of the subtree of `id` in pre-order (the contact first). */
@@ -90,15 +103,28 @@ export class TreeOrder {
   /** True when `candidate` is `ancestorId` itself or one of its descendants. */
   async isInSubtree(candidate: number, ancestorId: number): Promise<boolean> {
     if (candidate === ancestorId) return true;
-    const [root, other] = await Promise.all([
-      this.trx('users').where({ id: ancestorId }).first('tree_ord', 'depth'),
-      this.trx('users').where({ id: candidate }).first('tree_ord'),
-    ]);
-    if (!root || !other) return false;
-    const start = Number(root.tree_ord);
+    const other = await this.trx('users').where({ id: candidate }).first('tree_ord');
+    const range = await this.rangeOf(ancestorId);
+    if (!other || !range) return false;
     const ord = Number(other.tree_ord);
-    if (ord <= start) return false;
-    return ord < (await this.endOfSubtree(start, Number(root.depth)));
+    return ord > range.start && ord < range.end;
+  }
+
+  /** Of the given contacts, those that lie inside the subtree of another one of them. */
+  async nestedAmong(ids: number[]): Promise<Set<number>> {
+    const ranges: Array<{ id: number; start: number; end: number }> = [];
+    for (const id of ids) {
+      const range = await this.rangeOf(id);
+      if (range) ranges.push({ id, ...range });
+    }
+    ranges.sort((a, b) => a.start - b.start);
+    const nested = new Set<number>();
+    let outerEnd = -Infinity;
+    for (const r of ranges) {
+      if (r.start < outerEnd) nested.add(r.id);
+      else outerEnd = r.end;
+    }
+    return nested;
   }
 
   /**
@@ -113,7 +139,7 @@ export class TreeOrder {
     if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
     const baseDepth = parent ? Number(parent.depth) + 1 : 0;
 
-    // 1. Take every moving subtree out of the order (labels become -id: unique, and <= 0).
+    // 1. Take every moving subtree out of the order: negated labels stay distinct and are < 0.
     const subtrees: SubtreeToPlace[] = [];
     for (const id of rootIds) {
       const rows = await this.subtreeRows(id);
@@ -124,7 +150,7 @@ export class TreeOrder {
         await this.trx('users')
           .where('tree_ord', '>=', rows[0].tree_ord)
           .andWhere('tree_ord', '<=', end)
-          .update({ tree_ord: this.trx.raw('0 - id') });
+          .update({ tree_ord: this.trx.raw('0 - tree_ord') });
       }
     }
     for (const chunk of chunks(rootIds)) {

@@ -1,0 +1,255 @@
+import type { Db } from '../../lib/db';
+import { NotFoundError } from '../../lib/errors';
+import { contactQuery, findContact, toContact } from './contacts.repository';
+import {
+  applyFilters,
+  containsTerm,
+  contactsByIds,
+  countStatistics,
+  joinCandidates,
+  LIST_SEARCH_FIELDS,
+  searchSet,
+  shape,
+  statisticsOf,
+  subtreeRange,
+  type ContactFilters,
+  type ContactStatistics,
+  type OrdRange,
+  type RoleFilter,
+} from './contacts.listing';
+import { buildHierarchy } from './hierarchy';
+import { SEARCH_FIELDS } from './search-grams';
+import { nest, type AncestorRow, type Format } from './tree';
+import { compareCodePoints } from './tree-order';
+
+export interface ListInput {
+  page?: number;
+  limit?: number;
+  search?: string;
+  parent_id?: number | null;
+  unit_id?: number;
+  department_id?: number;
+  tree?: boolean;
+  format?: Format;
+  include_inactive?: boolean;
+  role_filter?: RoleFilter;
+}
+
+export const CONTACT_PAGE = { defaultLimit: 100, maxLimit: 1000 };
+export const CHILDREN_PAGE = { defaultLimit: 100, maxLimit: 1000 };
+export const SEARCH_LIMIT = { defaultLimit: 20, maxLimit: 100 };
+
+const asString = (v: number | undefined | null) => (v === undefined || v === null ? null : String(v));
+
+/**
+ * Caches what is computed from the whole directory (counters over large sets), keyed by the
+ * directory's version: every change of the tree or of a counted field bumps it in the same
+ * transaction (lockDirectory), so a cached value is never older than the data it describes.
+ */
+class VersionedCache<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly max = 500) {}
+
+  async get(version: number, key: string, compute: () => Promise<V>): Promise<V> {
+    const full = `${version}|${key}`;
+    const hit = this.entries.get(full);
+    if (hit !== undefined) return hit;
+    const value = await compute();
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(full, value);
+    return value;
+  }
+}
+
+export class ContactsQueryService {
+  private readonly cache = new VersionedCache<unknown>();
+
+  constructor(private readonly db: Db) {}
+
+  private async version(): Promise<number> {
+    const row = await this.db('directory_state').where({ id: 1 }).first('version');
+    return Number(row.version);
+  }
+
+  /** Read the version before computing, so a value is never cached under a newer version than its data. */
+  private async cached<V>(key: string, compute: () => Promise<V>): Promise<V> {
+    return this.cache.get(await this.version(), key, compute) as Promise<V>;
+  }
+
+  private filtersOf(input: ListInput, unitId?: number): ContactFilters {
+    return {
+      search: input.search || undefined,
+      unit_id: unitId ?? input.unit_id,
+      department_id: input.department_id,
+      role_filter: input.role_filter ?? 'all',
+      include_inactive: input.include_inactive ?? false,
+    };
+  }
+
+  async get(id: number) {
+    const contact = await findContact(this.db, id);
+    if (!contact) throw new NotFoundError('Contact not found');
+    return contact;
+  }
+
+  /** A page of the filtered set in pre-order, in the asked format, with counters over the whole set. */
+  async list(input: ListInput) {
+    const format: Format = input.format ?? (input.tree === false ? 'flat' : 'tree');
+    const page = input.page ?? 1;
+    const limit = input.limit ?? CONTACT_PAGE.defaultLimit;
+    const offset = (page - 1) * limit;
+    const filters = this.filtersOf(input);
+    const range = input.parent_id ? await subtreeRange(this.db, input.parent_id) : undefined;
+
+    let statistics: ContactStatistics;
+    let contacts;
+    if (filters.search) {
+      const set = await searchSet(this.db, { ...filters, search: filters.search }, range, LIST_SEARCH_FIELDS);
+      statistics = statisticsOf(set);
+      contacts = await contactsByIds(this.db, set.slice(offset, offset + limit).map((r) => r.id));
+    } else {
+      statistics = await this.cached(`stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
+      const pageIds = applyFilters(this.db('users as u'), filters, range).orderBy('u.tree_ord').limit(limit).offset(offset).select('u.id');
+      const rows: Record<string, unknown>[] = await contactQuery(this.db).select('u.depth').join(pageIds.as('pg'), 'pg.id', 'u.id').orderBy('u.tree_ord');
+      contacts = rows.map((row) => ({ ...toContact(row), level: Number(row.depth) }));
+    }
+    return {
+      contacts: await shape(this.db, contacts, format),
+      statistics,
+      pagination: { page, limit, total: statistics.total_contacts, format },
+      filters: {
+        search: filters.search ?? '',
+        parent_id: asString(input.parent_id),
+        unit_id: asString(filters.unit_id),
+        department_id: asString(filters.department_id),
+        tree: format === 'tree',
+        include_inactive: filters.include_inactive,
+        role_filter: filters.role_filter,
+      },
+    };
+  }
+
+  /** The whole tree of a unit, unpaged, filtered, in the asked format. */
+  async unitTree(unitId: number, input: ListInput) {
+    if (!(await this.db('units').where({ id: unitId }).first('id'))) throw new NotFoundError('Unit not found');
+    const format = input.format ?? 'tree';
+    const filters = this.filtersOf(input, unitId);
+    const q = applyFilters(contactQuery(this.db).select('u.depth'), filters).orderBy('u.tree_ord');
+    if (filters.search) joinCandidates(q, this.db, filters.search);
+    const rows = ((await q) as Record<string, unknown>[]).filter((r) => !filters.search || containsTerm(r, filters.search, LIST_SEARCH_FIELDS));
+    const contacts = rows.map((row) => ({ ...toContact(row), level: Number(row.depth) }));
+    // every ancestor of a contact is in its unit: one read of the unit gives every path
+    const lineage =
+      format === 'hierarchical'
+        ? new Map<number, AncestorRow>(
+            (await this.db('users').where({ unit_id: unitId }).select('id', 'parent_id', 'name')).map((r) => [
+              Number(r.id),
+              { id: Number(r.id), parent_id: r.parent_id === null ? null : Number(r.parent_id), name: String(r.name) },
+            ]),
+          )
+        : undefined;
+    return {
+      unit_id: unitId,
+      contacts: await shape(this.db, contacts, format, lineage),
+      statistics: statisticsOf(contacts),
+      filters: {
+        search: filters.search ?? '',
+        department_id: asString(filters.department_id),
+        format,
+        include_inactive: filters.include_inactive,
+        role_filter: filters.role_filter,
+      },
+    };
+  }
+
+  /** The active contacts of a unit as a compact tree ({id, name, children}), for write responses. */
+  async unitTreeCompact(unitId: number) {
+    const rows = await this.db('users')
+      .where({ unit_id: unitId, is_active: true })
+      .orderBy('tree_ord')
+      .select('id', 'name', 'parent_id');
+    return nest(rows.map((r) => ({ id: Number(r.id), name: String(r.name), parent_id: r.parent_id === null ? null : Number(r.parent_id) })));
+  }
+
+  async children(id: number, input: { page?: number; limit?: number; include_inactive?: boolean }) {
+    if (!(await this.db('users').where({ id }).first('id'))) throw new NotFoundError('Contact not found');
+    const page = input.page ?? 1;
+    const limit = input.limit ?? CHILDREN_PAGE.defaultLimit;
+    const base = () => {
+      const q = this.db('users as u').where('u.parent_id', id);
+      return input.include_inactive ? q : q.where('u.is_active', true);
+    };
+    const [{ total }] = await base().count({ total: '*' });
+    const pageIds = base().orderBy([{ column: 'u.sort_name' }, { column: 'u.id' }]).limit(limit).offset((page - 1) * limit).select('u.id');
+    const rows = await contactQuery(this.db).join(pageIds.as('pg'), 'pg.id', 'u.id').orderBy([{ column: 'u.sort_name' }, { column: 'u.id' }]);
+    return {
+      parent_id: id,
+      children: rows.map(toContact),
+      total: Number(total),
+      pagination: { page, limit, total: Number(total) },
+    };
+  }
+
+  /**
+   * Active contacts containing `q` in name, e-mail, service number, phone or mobile: exact
+   * service number or e-mail first, then names that start with it, then the rest by name.
+   */
+  async search(input: { q: string; unit_id?: number; department_id?: number; limit?: number }) {
+    const limit = input.limit ?? SEARCH_LIMIT.defaultLimit;
+    const filters: ContactFilters = {
+      search: input.q,
+      unit_id: input.unit_id,
+      department_id: input.department_id,
+      role_filter: 'all',
+      include_inactive: false,
+    };
+    const needle = input.q.toLowerCase();
+    const rank = (r: Record<string, unknown>) =>
+      String(r.service_no).toLowerCase() === needle || String(r.email) === needle
+        ? 0
+        : String(r.sort_name).startsWith(needle)
+          ? 1
+          : 2;
+    const matches = (await searchSet(this.db, { ...filters, search: input.q }, undefined, SEARCH_FIELDS))
+      .map((r) => ({ id: r.id, rank: rank(r), sort_name: String(r.sort_name) }))
+      .sort((a, b) => a.rank - b.rank || compareCodePoints(a.sort_name, b.sort_name) || a.id - b.id);
+    const contacts = await contactsByIds(this.db, matches.slice(0, limit).map((m) => m.id));
+    return {
+      contacts: contacts.map(({ level: _level, ...c }) => c),
+      searchTerm: input.q,
+      filters: { unit_id: asString(input.unit_id), department_id: asString(input.department_id) },
+      total: matches.length,
+    };
+  }
+
+  /** The eight counters over the active directory. */
+  async statistics() {
+    const counters = await this.cached('stats|all', () =>
+      countStatistics(this.db, { role_filter: 'all', include_inactive: false }),
+    );
+    const [{ units }] = await this.db('units').count({ units: '*' });
+    const [{ departments }] = await this.db('departments').count({ departments: '*' });
+    return { ...counters, total_units: Number(units), total_departments: Number(departments) };
+  }
+
+  /** Units as a tree, each with its departments and the number of active contacts in each. */
+  async organizationalHierarchy() {
+    const counts = await this.cached('hierarchy-counts', async () => {
+      const byUnit = await this.db('users').where({ is_active: true }).groupBy('unit_id').select('unit_id', this.db.raw('COUNT(*) as n'));
+      const byDepartment = await this.db('users')
+        .where({ is_active: true })
+        .whereNotNull('department_id')
+        .groupBy('department_id')
+        .select('department_id', this.db.raw('COUNT(*) as n'));
+      return {
+        units: Object.fromEntries(byUnit.map((r) => [Number(r.unit_id), Number(r.n)])),
+        departments: Object.fromEntries(byDepartment.map((r) => [Number(r.department_id), Number(r.n)])),
+      };
+    });
+    const units = await this.db('units').orderBy([{ column: 'name' }, { column: 'id' }]).select('id', 'name', 'code', 'parent_id');
+    const departments = await this.db('departments').orderBy([{ column: 'name' }, { column: 'id' }]).select('id', 'name', 'unit_id');
+    return { units: buildHierarchy(units, departments, counts) };
+  }
+}
+
+export type { OrdRange };

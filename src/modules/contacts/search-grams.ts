@@ -1,0 +1,76 @@
+import type { Knex } from 'knex';
+
+/**
+ * Trigrams for substring search. A text is lower-cased and read as code points; each position
+ * but the last gives the gram (c[i], c[i+1], c[i+2]), with 0 standing in past the end. A gram
+ * packs its three code points into one integer, 17 bits each (code points above 0x1FFFF share
+ * the top value, which can only add candidates; every candidate is checked with LIKE after).
+ *
+ * A query of three or more characters needs every one of its trigrams; a two-character query
+ * (c1, c2) is the range of grams that start with it, which the end marker makes complete.
+ */
+
+const BITS = 2 ** 17;
+const TOP = BITS - 1;
+
+function cap(codePoint: number): number {
+  return codePoint > TOP ? TOP : codePoint;
+}
+
+function pack(a: number, b: number, c: number): number {
+  return (cap(a) * BITS + cap(b)) * BITS + cap(c);
+}
+
+function codePoints(text: string): number[] {
+  return Array.from(text.toLowerCase(), (ch) => ch.codePointAt(0)!);
+}
+
+/** The grams that index `text`. */
+export function gramsOf(text: string | null | undefined): number[] {
+  if (!text) return [];
+  const cps = codePoints(text);
+  const out: number[] = [];
+  for (let i = 0; i + 1 < cps.length; i++) out.push(pack(cps[i], cps[i + 1], cps[i + 2] ?? 0));
+  return out;
+}
+
+/** The searchable fields of a contact. */
+export const SEARCH_FIELDS = ['name', 'email', 'service_no', 'phone', 'mobile'] as const;
+export type SearchableFields = Partial<Record<(typeof SEARCH_FIELDS)[number], string | null>>;
+
+export function contactGrams(fields: SearchableFields): number[] {
+  const all = new Set<number>();
+  for (const field of SEARCH_FIELDS) for (const g of gramsOf(fields[field])) all.add(g);
+  return [...all];
+}
+
+export type GramQuery = { kind: 'all'; grams: number[] } | { kind: 'prefix'; from: number; to: number };
+
+/** What a search term needs of the index (the term has at least two characters). */
+export function gramQueryOf(term: string): GramQuery {
+  const cps = codePoints(term);
+  if (cps.length === 2) return { kind: 'prefix', from: pack(cps[0], cps[1], 0), to: pack(cps[0], cps[1], TOP) };
+  const grams = new Set<number>();
+  for (let i = 0; i + 2 < cps.length; i++) grams.add(pack(cps[i], cps[i + 1], cps[i + 2]));
+  return { kind: 'all', grams: [...grams] };
+}
+
+/** Contact ids whose indexed text holds every gram of the term: a superset of the matches. */
+export function candidateIds(db: Knex | Knex.Transaction, term: string): Knex.QueryBuilder {
+  const q = gramQueryOf(term);
+  if (q.kind === 'prefix') {
+    return db('contact_search_grams').distinct('contact_id').whereBetween('gram', [q.from, q.to]);
+  }
+  return db('contact_search_grams')
+    .select('contact_id')
+    .whereIn('gram', q.grams)
+    .groupBy('contact_id')
+    .havingRaw('COUNT(*) = ?', [q.grams.length]);
+}
+
+/** Replaces the index entries of one contact (inside the transaction that changed it). */
+export async function writeContactGrams(trx: Knex.Transaction, contactId: number, fields: SearchableFields): Promise<void> {
+  await trx('contact_search_grams').where({ contact_id: contactId }).delete();
+  const rows = contactGrams(fields).map((gram) => ({ gram, contact_id: contactId }));
+  for (let i = 0; i < rows.length; i += 500) await trx('contact_search_grams').insert(rows.slice(i, i + 500));
+}
