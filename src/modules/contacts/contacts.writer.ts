@@ -68,7 +68,7 @@ export async function insertContact(trx: Knex.Transaction, fields: ContactInsert
     updated_at: now,
   });
   await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
-  await writeContactGrams(trx, Number(id), fields);
+  await writeContactGrams(trx, Number(id), {}, fields);
   return Number(id);
 }
 
@@ -95,16 +95,15 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
     await assertParentAllowed(trx, current.id, parentId, unitId);
   }
 
+  const searchable = SEARCH_FIELDS.some((f) => changes[f] !== undefined);
+  const before: SearchableFields = searchable ? await trx('users').where({ id: current.id }).first(...SEARCH_FIELDS) : {};
   const row: Record<string, unknown> = { ...changes, updated_at: new Date() };
   const renamed = changes.name !== undefined && sortNameOf(changes.name) !== sortNameOf(current.name);
   if (changes.name !== undefined) row.sort_name = sortNameOf(changes.name);
   if (parentGiven) row.parent_id = parentId;
   await trx('users').where({ id: current.id }).update(row);
 
-  if (SEARCH_FIELDS.some((f) => changes[f] !== undefined)) {
-    const fields: SearchableFields = await trx('users').where({ id: current.id }).first(...SEARCH_FIELDS);
-    await writeContactGrams(trx, current.id, fields);
-  }
+  if (searchable) await writeContactGrams(trx, current.id, before, { ...before, ...changes });
   if (changes.role_id !== undefined && changes.role_id !== current.role_id) {
     // no token outlives the rights it was issued for
     await trx('users').where({ id: current.id }).increment('token_version', 1);

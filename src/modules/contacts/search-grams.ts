@@ -68,9 +68,24 @@ export function candidateIds(db: Knex | Knex.Transaction, term: string): Knex.Qu
     .havingRaw('COUNT(*) = ?', [q.grams.length]);
 }
 
-/** Replaces the index entries of one contact (inside the transaction that changed it). */
-export async function writeContactGrams(trx: Knex.Transaction, contactId: number, fields: SearchableFields): Promise<void> {
-  await trx('contact_search_grams').where({ contact_id: contactId }).delete();
-  const rows = contactGrams(fields).map((gram) => ({ gram, contact_id: contactId }));
-  for (let i = 0; i < rows.length; i += 500) await trx('contact_search_grams').insert(rows.slice(i, i + 500));
+/**
+ * Brings the index entries of one contact from its old values to its new ones, inside the
+ * transaction that changed it: the grams it lost are deleted by key, the new ones inserted.
+ */
+export async function writeContactGrams(
+  trx: Knex.Transaction,
+  contactId: number,
+  before: SearchableFields,
+  after: SearchableFields,
+): Promise<void> {
+  const old = new Set(contactGrams(before));
+  const next = new Set(contactGrams(after));
+  const gone = [...old].filter((g) => !next.has(g));
+  const added = [...next].filter((g) => !old.has(g));
+  for (let i = 0; i < gone.length; i += 500) {
+    await trx('contact_search_grams').where({ contact_id: contactId }).whereIn('gram', gone.slice(i, i + 500)).delete();
+  }
+  for (let i = 0; i < added.length; i += 400) {
+    await trx('contact_search_grams').insert(added.slice(i, i + 400).map((gram) => ({ gram, contact_id: contactId })));
+  }
 }

@@ -224,7 +224,7 @@ export class TreeOrder {
     if (spacing < 1) {
       ({ before, spacing } = await this.makeRoom(before, after, rows.length));
     }
-    await this.writeLabels(rows.map((r, i) => ({ id: r.id, tree_ord: before + spacing * (i + 1), depth: r.depth })));
+    await writeLabels(this.trx, rows.map((r, i) => ({ id: r.id, tree_ord: before + spacing * (i + 1), depth: r.depth })));
   }
 
   /**
@@ -257,28 +257,29 @@ export class TreeOrder {
         right.forEach((r, i) =>
           labels.push({ id: Number(r.id), tree_ord: low + spacing * (left.length + count + i + 1) }),
         );
-        await this.writeLabels(labels);
+        await writeLabels(this.trx, labels);
         return { before: low + spacing * left.length, spacing };
       }
       if (whole) throw new Error('tree-order: the order key space is exhausted');
     }
   }
+}
 
-  private async writeLabels(rows: Array<{ id: number; tree_ord: number; depth?: number }>): Promise<void> {
-    for (const chunk of chunks(rows)) {
-      const ids = chunk.map((r) => r.id);
-      const ordCase = chunk.map(() => 'WHEN ? THEN ?').join(' ');
-      const update: Record<string, Knex.Raw> = {
-        tree_ord: this.trx.raw(`CASE id ${ordCase} END`, chunk.flatMap((r) => [r.id, r.tree_ord])),
-      };
-      if (chunk[0].depth !== undefined) {
-        update.depth = this.trx.raw(
-          `CASE id ${ordCase} END`,
-          chunk.flatMap((r) => [r.id, r.depth!]),
-        );
-      }
-      await this.trx('users').whereIn('id', ids).update(update);
+/** Writes labels (and depths, when given) to many rows, a few hundred per statement. */
+export async function writeLabels(
+  trx: Knex.Transaction,
+  rows: Array<{ id: number; tree_ord: number; depth?: number }>,
+): Promise<void> {
+  for (const chunk of chunks(rows)) {
+    const ids = chunk.map((r) => r.id);
+    const cases = chunk.map(() => 'WHEN ? THEN ?').join(' ');
+    const update: Record<string, Knex.Raw> = {
+      tree_ord: trx.raw(`CASE id ${cases} END`, chunk.flatMap((r) => [r.id, r.tree_ord])),
+    };
+    if (chunk[0].depth !== undefined) {
+      update.depth = trx.raw(`CASE id ${cases} END`, chunk.flatMap((r) => [r.id, r.depth!]));
     }
+    await trx('users').whereIn('id', ids).update(update);
   }
 }
 

@@ -1,0 +1,48 @@
+import type { Db } from '../src/lib/db';
+import { bulkInsert } from './bulk-insert';
+import { pick } from './demo-data';
+import { Progress } from './progress';
+
+const DAY = 86_400_000;
+
+/**
+ * A year of failed sign-ins, for the security lists at scale: spread over three demo
+ * organizations and the null organization (unknown identifiers), with a few identifiers and
+ * IP addresses under sustained attack, and the reasons sign-in records.
+ */
+export async function seedFailedLogins(db: Db, count: number, random: () => number): Promise<void> {
+  const now = Date.now();
+  const organizations: number[] = [];
+  for (let i = 1; i <= 3; i++) {
+    const name = `Demo Organization ${i}`;
+    const existing = await db('organizations').where({ name }).first('id');
+    if (existing) organizations.push(Number(existing.id));
+    else {
+      const [id] = await db('organizations').insert({ name, code: `DEMO${i}`, created_at: new Date(), updated_at: new Date() });
+      organizations.push(Number(id));
+    }
+  }
+  const known = (await db('users').orderBy('id').limit(5000).pluck('email')).map(String);
+  const attacked = known.slice(0, 20);
+  const attackers = Array.from({ length: 25 }, (_, i) => `203.0.113.${i + 1}`);
+  const agents = ['Mozilla/5.0 (Windows NT 10.0; Win64; x64)', 'Mozilla/5.0 (X11; Linux x86_64)', 'python-requests/2.31', 'curl/8.4.0'];
+  const progress = new Progress('failed logins', count);
+  const batchSize = 20000;
+  for (let done = 0; done < count; done += batchSize) {
+    const rows: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < Math.min(batchSize, count - done); i++) {
+      const attack = random() < 0.3;
+      const unknown = !attack && random() < 0.25;
+      rows.push({
+        login_id: attack ? pick(random, attacked) : unknown ? `guess${Math.floor(random() * 50000)}@example.net` : pick(random, known),
+        organization_id: unknown ? null : pick(random, organizations),
+        ip_address: attack ? pick(random, attackers) : `10.${Math.floor(random() * 256)}.${Math.floor(random() * 256)}.${Math.floor(random() * 254) + 1}`,
+        user_agent: pick(random, agents),
+        attempted_at: new Date(now - Math.floor(random() * 365 * DAY)),
+        reason: unknown ? 'User not found' : random() < 0.05 ? 'Account is deactivated' : 'Invalid password',
+      });
+    }
+    await db.transaction((trx) => bulkInsert(trx, 'failed_login_attempts', rows, progress));
+  }
+  progress.done();
+}
