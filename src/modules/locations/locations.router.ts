@@ -1,9 +1,58 @@
 import { Router, type RequestHandler } from 'express';
 import type { Db } from '../../lib/db';
+import { sendSuccess } from '../../lib/http/respond';
+import { inputOf, validate } from '../../lib/http/validate';
+import { requirePermission } from '../auth/session';
+import { LEVELS, type LevelDef } from './locations.levels';
+import { LocationsService, type ListInput, type LocationValues } from './locations.service';
+import { createRules, idRules, listRules, parentParamRules, updateRules } from './locations.validators';
 
-/** /api/locations (spec 4.3, DECISIONS section 7). */
-export function locationsRouter(_db: Db, requireAuth: RequestHandler): Router {
+const capitalized = (word: string) => word[0].toUpperCase() + word.slice(1);
+
+/** One level's routes: list, get, create, update, soft delete, and the lookup by parent. */
+function levelRouter(service: LocationsService, level: LevelDef, canWrite: RequestHandler): Router {
+  const listed = `${capitalized(level.plural)} retrieved successfully`;
+  const router = Router();
+
+  router.get('/', ...listRules(level), validate, async (req, res) => {
+    sendSuccess(res, 200, listed, await service.list(level, inputOf<ListInput>(req)));
+  });
+  if (level.parent) {
+    const { key } = level.parent;
+    router.get(`/${level.parent.level.singular}/:${key}`, ...parentParamRules(level), validate, async (req, res) => {
+      const parentId = inputOf<Record<string, number>>(req)[key];
+      sendSuccess(res, 200, listed, await service.childrenOf(level, parentId));
+    });
+  }
+  router.get('/:id', ...idRules, validate, async (req, res) => {
+    const record = await service.get(level, inputOf<{ id: number }>(req).id);
+    sendSuccess(res, 200, `${level.label} retrieved successfully`, { [level.singular]: record });
+  });
+  router.post('/', canWrite, ...createRules(level), validate, async (req, res) => {
+    const record = await service.create(level, inputOf<LocationValues>(req));
+    sendSuccess(res, 201, `${level.label} created successfully`, { [level.singular]: record });
+  });
+  router.put('/:id', canWrite, ...updateRules(level), validate, async (req, res) => {
+    const { id, ...changes } = inputOf<LocationValues & { id: number }>(req);
+    const record = await service.update(level, id, changes);
+    sendSuccess(res, 200, `${level.label} updated successfully`, { [level.singular]: record });
+  });
+  router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
+    const record = await service.remove(level, inputOf<{ id: number }>(req).id);
+    sendSuccess(res, 200, `${level.label} deleted successfully`, { [level.singular]: record });
+  });
+  return router;
+}
+
+/** /api/locations (spec 4.3, DECISIONS section 7): every signed-in user reads, `locations.write` changes. */
+export function locationsRouter(db: Db, requireAuth: RequestHandler): Router {
+  const service = new LocationsService(db);
+  const canWrite = requirePermission('locations.write');
   const router = Router();
   router.use(requireAuth);
+  router.get('/statistics', async (_req, res) => {
+    sendSuccess(res, 200, 'Location statistics retrieved successfully', { statistics: await service.statistics() });
+  });
+  for (const level of LEVELS) router.use(`/${level.plural}`, levelRouter(service, level, canWrite));
   return router;
 }

@@ -1,0 +1,146 @@
+import type { Knex } from 'knex';
+import { inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
+import { paginationOf } from '../../lib/http/respond';
+import { pageOf } from '../../lib/http/validate';
+import { baseQuery, LEVELS, toRecord, type LevelDef, type Row } from './locations.levels';
+
+export const LOCATIONS_PAGE = { defaultLimit: 50, maxLimit: 500 };
+
+export interface ListInput {
+  page?: number;
+  limit?: number;
+  search?: string;
+  include_inactive?: boolean;
+  /** the parent filter: country_id, division_id or district_id */
+  [parentKey: string]: unknown;
+}
+
+/** A create or update: name, code, the parent id and (update only) is_active. */
+export type LocationValues = Row;
+
+export interface LevelCounts {
+  total: number;
+  active: number;
+}
+
+/** Countries, divisions, districts and thanas: one implementation, driven by the level definitions. */
+export class LocationsService {
+  constructor(private readonly db: Db) {}
+
+  async list(level: LevelDef, input: ListInput) {
+    const { page, limit, offset } = pageOf(input, LOCATIONS_PAGE.defaultLimit);
+    const filtered = () => {
+      const q = this.db(`${level.table} as t`);
+      if (!input.include_inactive) q.where('t.is_active', true);
+      if (input.search) whereContains(q, ['t.name', 't.code'], input.search);
+      const parentId = level.parent ? input[level.parent.key] : undefined;
+      if (level.parent && typeof parentId === 'number') q.where(`t.${level.parent.key}`, parentId);
+      return q;
+    };
+    const [{ total }] = await filtered().count({ total: '*' });
+    const rows = await baseQuery(this.db, level)
+      .whereIn('t.id', filtered().select('t.id'))
+      .orderBy([{ column: 't.name' }, { column: 't.id' }])
+      .limit(limit)
+      .offset(offset);
+    return {
+      [level.plural]: rows.map((row: Row) => toRecord(level, row)),
+      pagination: paginationOf(page, limit, Number(total)),
+    };
+  }
+
+  async get(level: LevelDef, id: number, db: Queryable = this.db): Promise<Row> {
+    const row = await baseQuery(db, level).where('t.id', id).first();
+    if (!row) throw new NotFoundError(`${level.label} not found`);
+    return toRecord(level, row);
+  }
+
+  /** Every active child of one parent, by name; an unknown parent is a 404 of the parent's kind. */
+  async childrenOf(level: LevelDef, parentId: number) {
+    const { parent } = level;
+    if (!parent) throw new TypeError(`${level.plural} have no parent level`);
+    if (!(await this.db(parent.level.table).where({ id: parentId }).first('id'))) {
+      throw new NotFoundError(`${parent.level.label} not found`);
+    }
+    const rows = await baseQuery(this.db, level)
+      .where(`t.${parent.key}`, parentId)
+      .where('t.is_active', true)
+      .orderBy([{ column: 't.name' }, { column: 't.id' }]);
+    return { [parent.key]: parentId, [level.plural]: rows.map((row: Row) => toRecord(level, row)), total: rows.length };
+  }
+
+  async create(level: LevelDef, values: LocationValues): Promise<Row> {
+    return this.write(level, async (trx) => {
+      await this.checkParent(trx, level, values);
+      await this.checkNameFree(trx, level, values, null);
+      const now = new Date();
+      const [id] = await trx(level.table).insert({ ...values, is_active: true, created_at: now, updated_at: now });
+      return this.get(level, Number(id), trx);
+    });
+  }
+
+  async update(level: LevelDef, id: number, changes: LocationValues): Promise<Row> {
+    return this.write(level, async (trx) => {
+      const current: Row | undefined = await trx(level.table).where({ id }).forUpdate().first();
+      if (!current) throw new NotFoundError(`${level.label} not found`);
+      const key = level.parent?.key;
+      // moving under another parent needs a live one; a record may keep a parent deactivated since
+      if (key && changes[key] !== undefined && Number(changes[key]) !== Number(current[key])) {
+        await this.checkParent(trx, level, changes);
+      }
+      await this.checkNameFree(trx, level, { ...current, ...changes }, id);
+      await trx(level.table).where({ id }).update({ ...changes, updated_at: new Date() });
+      return this.get(level, id, trx);
+    });
+  }
+
+  /** Soft delete: the row stays, inactive, and drops out of lists and child lookups. */
+  async remove(level: LevelDef, id: number): Promise<Row> {
+    return this.update(level, id, { is_active: false });
+  }
+
+  async statistics(): Promise<Record<string, LevelCounts>> {
+    const counts = await Promise.all(
+      LEVELS.map(async (level) => {
+        const [row] = await this.db(level.table).select(
+          this.db.raw('COUNT(*) AS total'),
+          this.db.raw('COALESCE(SUM(CASE WHEN is_active = ? THEN 1 ELSE 0 END), 0) AS active', [true]),
+        );
+        return [level.plural, { total: Number(row.total), active: Number(row.active) }] as const;
+      }),
+    );
+    return Object.fromEntries(counts);
+  }
+
+  /** The parent named in `values` exists and is active: otherwise a validation failure on its field. */
+  private async checkParent(trx: Knex.Transaction, level: LevelDef, values: LocationValues): Promise<void> {
+    if (!level.parent) return;
+    const { key, level: parentLevel } = level.parent;
+    // shared lock: the parent cannot be deactivated under us before we commit
+    const parent = await trx(parentLevel.table).where({ id: Number(values[key]) }).forShare().first('is_active');
+    if (!parent) throw ValidationError.field(key, `${parentLevel.label} not found`);
+    if (!Number(parent.is_active)) throw ValidationError.field(key, `${parentLevel.label} is inactive`);
+  }
+
+  /** Names compare exactly as stored (binary collation on MySQL, BINARY on SQLite). */
+  private async checkNameFree(trx: Knex.Transaction, level: LevelDef, values: LocationValues, id: number | null) {
+    const q = trx(level.table).where('name', values.name as string);
+    if (level.parent) q.where(level.parent.key, Number(values[level.parent.key]));
+    if (id !== null) q.whereNot({ id });
+    if (await q.first('id')) throw new ConflictError(level.duplicateMessage);
+  }
+
+  /** Runs a change; the database's keys decide the races the checks could not see. */
+  private async write<T>(level: LevelDef, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.db, work);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(level.duplicateMessage);
+      if (isForeignKeyViolation(err) && level.parent) {
+        throw ValidationError.field(level.parent.key, `${level.parent.level.label} not found`);
+      }
+      throw err;
+    }
+  }
+}
