@@ -1,5 +1,6 @@
 import type { Queryable } from '../../lib/db';
 import type { ClientInfo } from '../../lib/http/auth-context';
+import { canonicalLoginId } from './security.scope';
 
 /** The reasons sign-in records (spec 2.7). */
 export const FAILED_LOGIN_REASON = {
@@ -16,7 +17,8 @@ export async function recordFailedLogin(
   entry: { loginId: string | null; organizationId: number | null; reason: FailedLoginReason; client: ClientInfo },
 ): Promise<void> {
   await db('failed_login_attempts').insert({
-    login_id: entry.loginId === null ? null : entry.loginId.slice(0, 100),
+    // stored normalized, so that the lists compare e-mail addresses case-insensitively on the index
+    login_id: entry.loginId === null ? null : canonicalLoginId(entry.loginId).slice(0, 100),
     organization_id: entry.organizationId,
     ip_address: entry.client.ip,
     user_agent: entry.client.userAgent,

@@ -1,0 +1,96 @@
+import { query, type Meta, type ValidationChain } from 'express-validator';
+import { intRule, oneOfRule, paginationRules, stringRule } from '../../lib/http/validate';
+
+export const SECURITY_PAGE = { defaultLimit: 50, maxLimit: 500 };
+export const RECENT_EVENTS = { defaultLimit: 20, maxLimit: 100 };
+export const CHANGE_TYPES = ['self', 'admin_reset', 'forced'] as const;
+
+// YYYY-MM-DD, optionally followed by Thh:mm[:ss[.fraction]] and a zone (Z or ±hh[:]mm)
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * The instant an ISO 8601 date or date-time stands for, or null when it is not one (a date
+ * that does not exist, such as 2026-02-30, included). A date-time without a zone is UTC. A
+ * bare date is the start of that day (UTC), or with `endOfDay` its last millisecond, so that
+ * `to=2026-11-22` includes the whole day.
+ */
+export function parseInstant(value: unknown, endOfDay = false): Date | null {
+  if (value instanceof Date) return value;
+  if (typeof value !== 'string') return null;
+  const m = ISO_8601.exec(value.trim());
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, fraction, zone] = m;
+  const [year, month, day] = [Number(y), Number(mo), Number(d)];
+  const [hour, minute, second] = [Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0)];
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  let offsetMinutes = 0;
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const [zh, zm] = [Number(zone.slice(1, 3)), Number(zone.slice(-2))];
+    if (zh > 23 || zm > 59) return null;
+    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (zh * 60 + zm);
+  }
+  const millis = Number((fraction ?? '').padEnd(3, '0').slice(0, 3));
+  date.setUTCHours(hour, minute, second, millis);
+  if (h === undefined && endOfDay) date.setUTCHours(23, 59, 59, 999);
+  return new Date(date.getTime() - offsetMinutes * 60_000);
+}
+
+const INSTANT_MESSAGE = 'must be an ISO 8601 date or date-time (such as 2026-11-22 or 2026-11-22T08:15:30Z)';
+
+function instantRule(name: 'from' | 'to'): ValidationChain {
+  return query(name)
+    .optional()
+    .custom((v) => parseInstant(v) !== null)
+    .withMessage(`${name} ${INSTANT_MESSAGE}`)
+    .bail()
+    .customSanitizer((v: unknown) => parseInstant(v, name === 'to'));
+}
+
+/** `from` and `to`, as Date values (compared against the stored timestamps as dates, never text). */
+const timeRules = [
+  instantRule('from'),
+  instantRule('to')
+    .custom((to: Date, { req }: Meta) => {
+      const from = parseInstant(req.query?.from);
+      return from === null || from.getTime() <= to.getTime();
+    })
+    .withMessage('to must not be earlier than from'),
+];
+
+/**
+ * `organization_id`: a positive integer, or `null` for the failed sign-ins of unknown
+ * identifiers. Checked for everyone (a malformed value is a validation failure) and obeyed
+ * only for callers who may read every organization (see scopeOf).
+ */
+const organizationRule = query('organization_id')
+  .optional()
+  .custom((v) => v === 'null' || (typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v.trim())))
+  .withMessage('organization_id must be a positive integer or null')
+  .bail()
+  .customSanitizer((v: string) => (v === 'null' ? null : Number(v.trim())));
+
+export const failedLoginRules = [
+  ...paginationRules(SECURITY_PAGE.maxLimit),
+  ...timeRules,
+  stringRule(query('login_id'), 'login_id', { max: 100 }),
+  stringRule(query('ip_address'), 'ip_address', { max: 45 }),
+  stringRule(query('reason'), 'reason', { max: 255 }),
+  organizationRule,
+];
+
+export const passwordChangeRules = [
+  ...paginationRules(SECURITY_PAGE.maxLimit),
+  ...timeRules,
+  intRule(query('user_id'), 'user_id'),
+  oneOfRule(query('change_type'), 'change_type', CHANGE_TYPES),
+  organizationRule,
+];
+
+export const recentEventsRules = [
+  intRule(query('limit'), 'limit', { min: 1, max: RECENT_EVENTS.maxLimit }),
+  organizationRule,
+];
