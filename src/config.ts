@@ -83,6 +83,17 @@ function duration(env: Env, key: string, fallback: string): number {
   return Number(match[1]) * SECONDS[match[2] || 's'];
 }
 
+/** A body size as body-parser reads it: "512" (bytes), "100kb", "1.5mb". */
+function size(env: Env, key: string, fallback: string): string {
+  const value = str(env, key, fallback);
+  if (!/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(value)) {
+    throw new ConfigError(key, `expected a size such as 512, 100kb or 1mb, got "${value}"`);
+  }
+  return value;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 function trustProxy(env: Env): boolean | number | string {
   const raw = str(env, 'TRUST_PROXY', 'false');
   if (raw === 'false' || raw === '0') return false;
@@ -116,8 +127,18 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       throw new ConfigError('JWT_REFRESH_SECRET', 'production needs a secret of at least 32 characters');
     }
     if (secret === refreshSecret) throw new ConfigError('JWT_REFRESH_SECRET', 'must differ from JWT_SECRET');
+    // the development defaults are long enough, but published in this repository
+    if (secret === DEVELOPMENT_DEFAULTS.jwtSecret) throw new ConfigError('JWT_SECRET', 'must not be the development default');
+    if (refreshSecret === DEVELOPMENT_DEFAULTS.jwtRefreshSecret) {
+      throw new ConfigError('JWT_REFRESH_SECRET', 'must not be the development default');
+    }
     if (!env.ADMIN_EMAIL?.trim()) throw new ConfigError('ADMIN_EMAIL', 'production needs the first administrator e-mail');
     if (!adminPassword) throw new ConfigError('ADMIN_PASSWORD', 'production needs the first administrator password');
+  }
+
+  const logLevel = str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
   const corsRaw = env.CORS_ORIGINS?.trim();
@@ -161,8 +182,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       loginWindowMs: int(env, 'LOGIN_RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
       redisPrefix: str(env, 'RATE_LIMIT_REDIS_PREFIX', 'directory:rl:'),
     },
-    bodyLimit: str(env, 'BODY_LIMIT', '100kb'),
-    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    bodyLimit: size(env, 'BODY_LIMIT', '100kb'),
+    logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   };
   return deepFreeze(config);

@@ -27,7 +27,9 @@ async function main(): Promise<void> {
 
   const app = createApp({ db, config, logger, redis });
   const server: Server = app.listen(config.port, () => {
-    logger.info({ port: config.port, database: config.db.client }, 'directory service listening');
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info({ port, database: config.db.client }, 'directory service listening');
   });
 
   let stopping = false;

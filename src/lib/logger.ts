@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { safeError } from './http/errors';
 
 export type { Logger };
 
@@ -21,6 +22,8 @@ export function createLogger(options: { level: string }, destination?: pino.Dest
     {
       level: options.level,
       redact: { paths: REDACT_PATHS, censor: '[Redacted]' },
+      // pino's own err serializer writes the stack trace (and a database error's SQL)
+      serializers: { err: safeError },
       base: { service: 'directory-service' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },

@@ -14,16 +14,27 @@ export function notFound(_req: Request, _res: Response, next: NextFunction): voi
 /**
  * A serializer for logged errors: name, code and a message, never the stack trace, and no SQL
  * (a database error is logged by its code and the driver's own message only).
+ *
+ * pino-http runs its err serializer on pino's own serialized form of the error (the Error
+ * itself in `raw`), so this unwraps that first; a value that this function already made safe
+ * (a plain object) keeps its fields.
  */
-export function safeError(err: unknown): Record<string, unknown> {
-  if (!(err instanceof Error)) return { message: String(err).slice(0, 500) };
-  const { code, errno, sqlMessage } = err as Error & { code?: string; errno?: number; sqlMessage?: string };
+export function safeError(input: unknown): Record<string, unknown> {
+  const raw = typeof input === 'object' && input !== null ? (input as { raw?: unknown }).raw : undefined;
+  const err = typeof raw === 'object' && raw !== null ? raw : input;
+  if (typeof err !== 'object' || err === null || typeof (err as { message?: unknown }).message !== 'string') {
+    return { message: String(err).slice(0, 500) };
+  }
+  const { code, errno, sqlMessage, message } = err as { code?: unknown; errno?: unknown; sqlMessage?: string; message: string };
+  if (!(err instanceof Error)) {
+    return { type: (err as { type?: unknown }).type, code, errno, message: message.slice(0, 500) };
+  }
   const fromDatabase = typeof code === 'string' && /^(ER_|SQLITE_)/.test(code);
   return {
     type: err.name,
     code,
     errno,
-    message: fromDatabase ? (sqlMessage ?? code) : err.message.slice(0, 500),
+    message: fromDatabase ? (sqlMessage ?? code) : message.slice(0, 500),
   };
 }
 

@@ -12,7 +12,8 @@ import { assertRoleWithinReach, permissionsOfRole } from './privilege';
 import type { TokenService } from './tokens';
 
 export interface LoginInput {
-  email?: string;
+  /** empty or null when the caller signs in with login_id */
+  email?: string | null;
   login_id?: string;
   password: string;
 }
@@ -100,10 +101,11 @@ export class AuthService {
    * leaves a failed-login record with the cause.
    */
   async login(input: LoginInput, client: ClientInfo) {
-    const identifier = (input.email ?? input.login_id ?? '').trim();
+    const emailGiven = typeof input.email === 'string' && input.email !== '';
+    const identifier = ((emailGiven ? input.email : input.login_id) ?? '').trim();
     const byEmail = identifier.toLowerCase();
     const query = userSummaryQuery(this.db);
-    if (input.email !== undefined) query.where('u.email', byEmail);
+    if (emailGiven) query.where('u.email', byEmail);
     else query.where('u.email', byEmail).orWhere('u.service_no', identifier).orderByRaw('u.email = ? desc', [byEmail]);
     const user: SummaryRow | undefined = await query.first();
 

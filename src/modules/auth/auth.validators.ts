@@ -1,17 +1,21 @@
 import { body } from 'express-validator';
-import { emailRule, intRule, passwordRule, stringRule } from '../../lib/http/validate';
+import { emailRule, intRule, lengthBetween, passwordRule, stringRule } from '../../lib/http/validate';
+
+const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 export const loginRules = [
+  // required unless login_id is given; checked whenever given, so a stray non-string never
+  // reaches the service beside a login_id
   body('email')
-    .if(body('login_id').not().exists())
-    .custom((v) => v !== undefined && v !== null && v !== '')
+    .custom((v, { req }) => given(v) || req.body?.login_id !== undefined)
     .withMessage('Email or login_id is required')
     .bail()
+    .if((v: unknown) => given(v))
     .custom((v) => typeof v === 'string')
     .withMessage('Please provide a valid email address')
     .bail()
     .trim()
-    .isLength({ max: 255 })
+    .custom(lengthBetween(0, 255))
     .withMessage('Email must be at most 255 characters')
     .bail()
     .isEmail()

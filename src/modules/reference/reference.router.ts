@@ -91,7 +91,7 @@ function rolesRouter(roles: RolesService, requireAuth: RequestHandler): Router {
     sendSuccess(res, 200, 'Role updated successfully', { role: await roles.update(id, input, authOf(req)) });
   });
   router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
-    await roles.remove(inputOf<{ id: number }>(req).id);
+    await roles.remove(inputOf<{ id: number }>(req).id, authOf(req));
     sendSuccess(res, 200, 'Role deleted successfully');
   });
   return router;

@@ -73,22 +73,30 @@ export class ReferenceService {
   }
 
   async create(def: ResourceDef, values: Values): Promise<Values> {
-    return this.write(def, async (trx) => {
-      await this.checkWrite(trx, def, values, null);
-      const now = new Date();
-      const [id] = await trx(def.table).insert({ ...values, created_at: now, updated_at: now });
-      return this.get(def, Number(id), trx);
-    });
+    return this.write(
+      def,
+      async (trx) => {
+        await this.checkWrite(trx, def, values, null);
+        const now = new Date();
+        const [id] = await trx(def.table).insert({ ...values, created_at: now, updated_at: now });
+        return this.get(def, Number(id), trx);
+      },
+      { values, id: null },
+    );
   }
 
   async update(def: ResourceDef, id: number, changes: Values): Promise<Values> {
-    return this.write(def, async (trx) => {
-      const current = await trx(def.table).where({ id }).forUpdate().first();
-      if (!current) throw new NotFoundError(`${def.label} not found`);
-      await this.checkWrite(trx, def, { ...current, ...changes }, id);
-      await trx(def.table).where({ id }).update({ ...changes, updated_at: new Date() });
-      return this.get(def, id, trx);
-    });
+    return this.write(
+      def,
+      async (trx) => {
+        const current = await trx(def.table).where({ id }).forUpdate().first();
+        if (!current) throw new NotFoundError(`${def.label} not found`);
+        await this.checkWrite(trx, def, { ...current, ...changes }, id);
+        await trx(def.table).where({ id }).update({ ...changes, updated_at: new Date() });
+        return this.get(def, id, trx);
+      },
+      { values: changes, id },
+    );
   }
 
   async remove(def: ResourceDef, id: number): Promise<void> {
@@ -102,8 +110,13 @@ export class ReferenceService {
   }
 
   private async checkWrite(trx: Knex.Transaction, def: ResourceDef, values: Values, id: number | null) {
+    await this.assertUnique(trx, def, values, id);
+    await def.checkReferences?.(trx, values, id);
+  }
+
+  private async assertUnique(db: Queryable, def: ResourceDef, values: Values, id: number | null) {
     for (const { columns, message } of def.unique) {
-      const q = trx(def.table);
+      const q = db(def.table);
       for (const column of columns) {
         const value = values[column];
         if (typeof value === 'string') q.whereRaw('LOWER(??) = ?', [column, value.toLowerCase()]);
@@ -113,7 +126,6 @@ export class ReferenceService {
       if (id !== null) q.whereNot({ id });
       if (await q.first('id')) throw new ConflictError(message);
     }
-    await def.checkReferences?.(trx, values, id);
   }
 
   async assertUnused(db: Queryable, def: ResourceDef, id: number): Promise<void> {
@@ -128,11 +140,19 @@ export class ReferenceService {
    * Runs a change; the database's keys decide races that the checks could not see: a
    * duplicate, a row that came into use while being deleted, or a referenced row that went.
    */
-  private async write<T>(def: ResourceDef, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  private async write<T>(
+    def: ResourceDef,
+    work: (trx: Knex.Transaction) => Promise<T>,
+    written?: { values: Values; id: number | null },
+  ): Promise<T> {
     try {
       return await inTransaction(this.db, work);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(def.unique[0]?.message ?? `${def.label} already exists`);
+      if (isUniqueViolation(err)) {
+        // the winner has committed by now: the same checks name the key that was taken
+        if (written) await this.assertUnique(this.db, def, written.values, written.id);
+        throw new ConflictError(def.unique[0]?.message ?? `${def.label} already exists`);
+      }
       if (isForeignKeyViolation(err)) throw new ConflictError(`${def.label} conflicts with a concurrent change; try again`);
       throw err;
     }

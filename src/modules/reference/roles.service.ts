@@ -3,6 +3,7 @@ import { inTransaction, isUniqueViolation, type Db, type Queryable } from '../..
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
+import { assertRoleWithinReach } from '../auth/privilege';
 
 /** Roles 1-3 carry fixed meaning (the spec's Super_admin, Admin, User): they are not changed through the API. */
 export const BUILT_IN_ROLE_IDS = [1, 2, 3];
@@ -59,7 +60,7 @@ export class RolesService {
 
   async update(id: number, input: RoleInput, actor: AuthContext) {
     return this.write(async (trx) => {
-      await this.assertChangeable(trx, id);
+      await this.assertChangeable(trx, id, actor);
       if (input.name !== undefined) await this.assertNameFree(trx, input.name, id);
       const changes: Record<string, unknown> = { updated_at: new Date() };
       if (input.name !== undefined) changes.name = input.name;
@@ -75,9 +76,9 @@ export class RolesService {
     });
   }
 
-  async remove(id: number) {
+  async remove(id: number, actor: AuthContext) {
     await this.write(async (trx) => {
-      await this.assertChangeable(trx, id);
+      await this.assertChangeable(trx, id, actor);
       if (await trx('users').where({ role_id: id }).first('id')) {
         throw new ConflictError('Role is in use and cannot be deleted');
       }
@@ -94,9 +95,11 @@ export class RolesService {
     }
   }
 
-  private async assertChangeable(trx: Knex.Transaction, id: number) {
+  /** A role exists, is not built in, and holds nothing the caller lacks (the privilege ceiling). */
+  private async assertChangeable(trx: Knex.Transaction, id: number, actor: AuthContext) {
     if (!(await trx('roles').where({ id }).forUpdate().first('id'))) throw new NotFoundError('Role not found');
     if (BUILT_IN_ROLE_IDS.includes(id)) throw new ConflictError('Built-in roles cannot be changed or deleted');
+    await assertRoleWithinReach(trx, actor, id);
   }
 
   private async assertNameFree(trx: Knex.Transaction, name: string, id: number | null) {

@@ -1,0 +1,230 @@
+import path from 'node:path';
+import { ConfigError, DEVELOPMENT_DEFAULTS, developmentDefaultsInUse, loadConfig } from '../../src/config';
+
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  JWT_SECRET: 'p'.repeat(32),
+  JWT_REFRESH_SECRET: 'r'.repeat(32),
+  ADMIN_EMAIL: 'root@example.test',
+  ADMIN_PASSWORD: 'Pr0duction-Admin-Password',
+};
+
+/** The ConfigError that loading `env` throws (fails the test when it does not throw one). */
+function configErrorOf(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  const config = loadConfig({});
+
+  test('serves on port 3000 in development, on SQLite', () => {
+    expect(config.env).toBe('development');
+    expect(config.port).toBe(3000);
+    expect(config.db.client).toBe('sqlite');
+    expect(config.db.sqliteFilename).toBe(path.resolve('./data/directory.sqlite3'));
+  });
+
+  test('hashes with bcrypt cost 12', () => {
+    expect(config.bcryptCost).toBe(12);
+  });
+
+  test('issues access tokens for 24h and refresh tokens for 7d, in seconds', () => {
+    expect(config.jwt.expiresIn).toBe(24 * 3600);
+    expect(config.jwt.refreshExpiresIn).toBe(7 * 86400);
+  });
+
+  test('limits the API to 1000 requests and sign-in to 10 failures per 15 minutes', () => {
+    expect(config.rateLimit.max).toBe(1000);
+    expect(config.rateLimit.windowMs).toBe(15 * 60 * 1000);
+    expect(config.rateLimit.loginMax).toBe(10);
+    expect(config.rateLimit.loginWindowMs).toBe(15 * 60 * 1000);
+  });
+
+  test('takes bodies up to 100kb, trusts no proxy, has no CORS list and no Redis', () => {
+    expect(config.bodyLimit).toBe('100kb');
+    expect(config.trustProxy).toBe(false);
+    expect(config.corsOrigins).toBeNull();
+    expect(config.redisUrl).toBeUndefined();
+  });
+
+  test('falls back to the development secrets and admin outside production, and says which', () => {
+    expect(config.jwt.secret).toBe(DEVELOPMENT_DEFAULTS.jwtSecret);
+    expect(config.jwt.refreshSecret).toBe(DEVELOPMENT_DEFAULTS.jwtRefreshSecret);
+    expect(config.admin.password).toBe(DEVELOPMENT_DEFAULTS.adminPassword);
+    expect(developmentDefaultsInUse({})).toEqual(['JWT_SECRET', 'JWT_REFRESH_SECRET', 'ADMIN_EMAIL', 'ADMIN_PASSWORD']);
+    expect(developmentDefaultsInUse({ JWT_SECRET: 'x', ADMIN_PASSWORD: 'y' })).toEqual(['JWT_REFRESH_SECRET', 'ADMIN_EMAIL']);
+  });
+
+  test('logs at info in development and stays silent in test', () => {
+    expect(config.logLevel).toBe('info');
+    expect(loadConfig({ NODE_ENV: 'test' }).logLevel).toBe('silent');
+  });
+
+  test('is frozen, nested objects included', () => {
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.rateLimit)).toBe(true);
+    expect(Object.isFrozen(config.jwt)).toBe(true);
+  });
+});
+
+describe('loadConfig with settings', () => {
+  test('reads the documented keys', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      BCRYPT_COST: '10',
+      JWT_EXPIRES_IN: '15m',
+      JWT_REFRESH_EXPIRES_IN: '900',
+      RATE_LIMIT_MAX: '50',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      LOGIN_RATE_LIMIT_MAX: '5',
+      LOGIN_RATE_LIMIT_WINDOW_MS: '120000',
+      BODY_LIMIT: '1mb',
+      CORS_ORIGINS: ' https://a.example , https://b.example,, ',
+      TRUST_PROXY: '1',
+      REDIS_URL: 'redis://cache:6379',
+      DB_CLIENT: 'mysql',
+      DB_PORT: '3307',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.bcryptCost).toBe(10);
+    expect(config.jwt.expiresIn).toBe(900);
+    expect(config.jwt.refreshExpiresIn).toBe(900);
+    expect(config.rateLimit).toMatchObject({ max: 50, windowMs: 60000, loginMax: 5, loginWindowMs: 120000 });
+    expect(config.bodyLimit).toBe('1mb');
+    expect(config.corsOrigins).toEqual(['https://a.example', 'https://b.example']);
+    expect(config.trustProxy).toBe(1);
+    expect(config.redisUrl).toBe('redis://cache:6379');
+    expect(config.db).toMatchObject({ client: 'mysql', port: 3307 });
+  });
+
+  test.each([
+    ['24h', 86400],
+    ['7d', 604800],
+    ['30s', 30],
+    ['90', 90],
+  ])('reads the duration %p as %p seconds', (value, seconds) => {
+    expect(loadConfig({ JWT_EXPIRES_IN: value }).jwt.expiresIn).toBe(seconds);
+  });
+
+  test.each([
+    ['true', true],
+    ['false', false],
+    ['0', false],
+    ['2', 2],
+    ['loopback, 10.0.0.0/8', 'loopback, 10.0.0.0/8'],
+  ])('reads TRUST_PROXY=%p as %p', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  test('does not read process.env, only the object it is given', () => {
+    const saved = process.env.PORT;
+    process.env.PORT = '4321';
+    try {
+      expect(loadConfig({}).port).toBe(3000);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+    }
+  });
+});
+
+describe('loadConfig refuses bad values, naming the key', () => {
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '-1'],
+    ['PORT', '3000.5'],
+    ['PORT', '70000'],
+    ['BCRYPT_COST', '3'],
+    ['BCRYPT_COST', '16'],
+    ['BCRYPT_COST', 'twelve'],
+    ['RATE_LIMIT_MAX', '0'],
+    ['RATE_LIMIT_MAX', '1e3'],
+    ['RATE_LIMIT_WINDOW_MS', '15m'],
+    ['LOGIN_RATE_LIMIT_MAX', 'ten'],
+    ['LOGIN_RATE_LIMIT_WINDOW_MS', '-900000'],
+    ['DB_PORT', 'mysql'],
+    ['DB_POOL_MAX', '0'],
+    ['SHUTDOWN_TIMEOUT_MS', 'soon'],
+  ])('%s=%p', (key, value) => {
+    const error = configErrorOf({ [key]: value });
+    expect(error.message).toContain(key);
+    expect(error.message).toContain(value);
+  });
+
+  test.each([
+    ['JWT_EXPIRES_IN', '1y'],
+    ['JWT_EXPIRES_IN', '0'],
+    ['JWT_EXPIRES_IN', '24 hours'],
+    ['JWT_EXPIRES_IN', '-5m'],
+    ['JWT_REFRESH_EXPIRES_IN', '7days'],
+    ['JWT_REFRESH_EXPIRES_IN', '1.5h'],
+  ])('the duration %s=%p', (key, value) => {
+    const error = configErrorOf({ [key]: value });
+    expect(error.message).toContain(key);
+  });
+
+  test.each([
+    ['NODE_ENV', 'staging'],
+    ['DB_CLIENT', 'postgres'],
+  ])('%s=%p', (key, value) => {
+    expect(configErrorOf({ [key]: value }).message).toContain(key);
+  });
+
+  test.each(['abc', '10 parsecs', '-1kb', 'kb'])('the size BODY_LIMIT=%p', (value) => {
+    expect(configErrorOf({ BODY_LIMIT: value }).message).toContain('BODY_LIMIT');
+  });
+
+  test.each(['512', '1kb', '100KB', '1.5mb', '2 mb'])('accepts the size BODY_LIMIT=%p', (value) => {
+    expect(loadConfig({ BODY_LIMIT: value }).bodyLimit).toBe(value);
+  });
+
+  test.each(['verbose', 'everything'])('the log level LOG_LEVEL=%p', (value) => {
+    expect(configErrorOf({ LOG_LEVEL: value }).message).toContain('LOG_LEVEL');
+  });
+
+  test.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])('accepts LOG_LEVEL=%p', (value) => {
+    expect(loadConfig({ LOG_LEVEL: value }).logLevel).toBe(value);
+  });
+});
+
+describe('loadConfig in production', () => {
+  test('starts with real secrets and an administrator', () => {
+    const config = loadConfig(PRODUCTION);
+    expect(config.env).toBe('production');
+    expect(config.jwt.secret).toBe(PRODUCTION.JWT_SECRET);
+    expect(config.jwt.refreshSecret).toBe(PRODUCTION.JWT_REFRESH_SECRET);
+    expect(config.admin).toMatchObject({ email: PRODUCTION.ADMIN_EMAIL, password: PRODUCTION.ADMIN_PASSWORD });
+  });
+
+  test.each([
+    ['JWT_SECRET', { JWT_SECRET: undefined }],
+    ['JWT_SECRET', { JWT_SECRET: '   ' }],
+    ['JWT_SECRET', { JWT_SECRET: 'p'.repeat(31) }],
+    ['JWT_REFRESH_SECRET', { JWT_REFRESH_SECRET: undefined }],
+    ['JWT_REFRESH_SECRET', { JWT_REFRESH_SECRET: 'short-refresh-secret' }],
+    ['JWT_REFRESH_SECRET', { JWT_REFRESH_SECRET: 'p'.repeat(32) }],
+    ['ADMIN_EMAIL', { ADMIN_EMAIL: undefined }],
+    ['ADMIN_PASSWORD', { ADMIN_PASSWORD: undefined }],
+    ['ADMIN_PASSWORD', { ADMIN_PASSWORD: '  ' }],
+  ])('refuses to start without a proper %s (%p)', (key, change) => {
+    const env: Record<string, string | undefined> = { ...PRODUCTION, ...change };
+    expect(configErrorOf(env).message).toContain(key);
+  });
+
+  test.each([
+    ['JWT_SECRET', DEVELOPMENT_DEFAULTS.jwtSecret],
+    ['JWT_REFRESH_SECRET', DEVELOPMENT_DEFAULTS.jwtRefreshSecret],
+  ])('refuses the published development default as %s', (key, value) => {
+    expect(configErrorOf({ ...PRODUCTION, [key]: value }).message).toContain(key);
+  });
+
+  test('does not fall back to the development defaults', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,132 @@
+import Redis from 'ioredis';
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { setupTestContext } from '../helpers/context';
+import { bearer, createUser, type TestUser } from '../helpers/factory';
+import { appWith, destroyedDb, memoryLogger } from './http-helpers';
+
+const ctx = setupTestContext();
+
+/** What a stack trace looks like in a log line: "    at fn (file.ts:12:34)" or a raw `stack` field. */
+const STACK = /\bat [^"]*\(?[^"]*\.(?:ts|js):\d+:\d+|"stack"\s*:/;
+
+describe('request logs', () => {
+  let user: TestUser;
+  let mem: ReturnType<typeof memoryLogger>;
+  const requestIds: string[] = [];
+  const secrets: string[] = [];
+
+  beforeAll(async () => {
+    user = await createUser(ctx, { role: 'Admin' });
+    mem = memoryLogger();
+    const app = appWith(ctx, {}, { logger: mem.logger });
+    const track = (res: request.Response) => {
+      requestIds.push(String(res.headers['x-request-id']));
+      return res;
+    };
+
+    // a request with an Authorization header and a cookie
+    const authorized = track(
+      await request(app).get('/api/units').set(bearer(user)).set('Cookie', 'session=cookie-secret-value').set('X-Request-Id', 'log-probe-1'),
+    );
+    expect(authorized.status).toBe(200);
+
+    // a sign-in with a password, whose answer carries a token and a refresh token
+    const login = track(await request(app).post('/api/auth/login').send({ email: user.email, password: user.password }));
+    expect(login.status).toBe(200);
+
+    // a failed sign-in with another password
+    const wrongPassword = 'Wr0ng-Password-Secret';
+    track(await request(app).post('/api/auth/login').send({ login_id: user.email, password: wrongPassword }));
+
+    // a refresh with the refresh token in the body
+    const refreshed = track(await request(app).post('/api/auth/refresh-token').send({ refreshToken: login.body.data.refreshToken }));
+    expect(refreshed.status).toBe(200);
+
+    // failing requests: a 404, a bad token, and a 500 from a database that is gone
+    track(await request(app).get('/api/units/999999999').set(bearer(user)));
+    track(await request(app).get('/api/units').set('Authorization', 'Bearer not-a-real-token-value'));
+    const broken = createApp({ db: await destroyedDb(ctx), config: ctx.config, logger: mem.logger });
+    const failed = track(await request(broken).get('/api/units').set(bearer(user)));
+    expect(failed.status).toBe(500);
+
+    secrets.push(
+      user.password,
+      wrongPassword,
+      user.token,
+      user.refreshToken,
+      login.body.data.token,
+      login.body.data.refreshToken,
+      refreshed.body.data.token,
+      'not-a-real-token-value',
+      'cookie-secret-value',
+    );
+    if (refreshed.body.data.refreshToken) secrets.push(refreshed.body.data.refreshToken);
+  });
+
+  test('every request is logged with its request id', () => {
+    const logged = new Set(mem.records().map((r) => (r.req as { id?: string } | undefined)?.id));
+    expect(requestIds).toContain('log-probe-1');
+    for (const id of requestIds) expect(logged).toContain(id);
+  });
+
+  test('every line about a request carries the id that the response carried', () => {
+    const records = mem.records().filter((r) => r.req !== undefined || r.res !== undefined);
+    expect(records.length).toBeGreaterThanOrEqual(requestIds.length);
+    for (const record of records) {
+      const id = (record.req as { id?: string }).id;
+      expect(requestIds).toContain(id);
+      const echoed = (record.res as { headers?: Record<string, string> } | undefined)?.headers?.['x-request-id'];
+      if (echoed !== undefined) expect(echoed).toBe(id);
+    }
+  });
+
+  test('no line holds a password, a token, an authorization header or a cookie value', () => {
+    const text = mem.lines().join('\n');
+    expect(text.length).toBeGreaterThan(0);
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(5);
+      expect(text).not.toContain(secret);
+    }
+    // the header is there, but redacted
+    expect(text).toContain('"authorization":"[Redacted]"');
+  });
+
+  test('no line holds a stack trace', () => {
+    for (const line of mem.lines()) expect(line).not.toMatch(STACK);
+  });
+
+  test('the unexpected failure is logged at error level with its cause, its request id and no stack', () => {
+    const errors = mem.records().filter((r) => r.msg === 'unexpected error');
+    expect(errors).toHaveLength(1);
+    const [line] = errors;
+    expect(line.level).toBe(50);
+    expect(requestIds).toContain((line.req as { id: string }).id);
+    const err = line.err as Record<string, unknown>;
+    // the cause is named, not "[object Object]"
+    expect(typeof err.message).toBe('string');
+    expect(err.message).not.toBe('[object Object]');
+    expect(err.type).toEqual(expect.any(String));
+    expect(err).not.toHaveProperty('stack');
+  });
+});
+
+describe('rate limiter problems', () => {
+  test('a Redis store that cannot be reached lets requests through and logs no stack', async () => {
+    // a client whose connection is closed: every command fails at once
+    const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true });
+    redis.on('error', () => undefined);
+    await redis.connect();
+    await redis.quit();
+    const mem = memoryLogger();
+    const app = appWith(ctx, { RATE_LIMIT_MAX: '1' }, { logger: mem.logger, redis });
+    const user = await createUser(ctx);
+    for (let i = 0; i < 3; i++) {
+      expect((await request(app).get('/api/units').set(bearer(user))).status).toBe(200);
+    }
+    const problems = mem.records().filter((r) => r.msg === 'rate limiter error');
+    expect(problems.length).toBeGreaterThan(0);
+    expect((problems[0].err as { message?: string }).message).toEqual(expect.any(String));
+    for (const line of mem.lines()) expect(line).not.toMatch(STACK);
+  });
+});
