@@ -11,8 +11,10 @@ export async function up(knex: Knex): Promise<void> {
   await createTable(knex, 'users', (t) => {
     t.increments('id');
     t.string('name', 255).notNullable();
-    // name in lower case: the sibling order, compared by code point on both databases
-    t.string('sort_name', 255).notNullable();
+    // name in lower case (at most 255 code points): the sibling order. Binary on MySQL, so it
+    // compares byte by byte (UTF-8 order is code point order) with no trailing-space padding,
+    // exactly as SQLite compares text.
+    t.binary('sort_name', 1020).notNullable();
     t.string('email', 255).notNullable().unique();
     t.string('service_no', 50).notNullable().unique();
     t.string('password_hash', 255).nullable();

@@ -45,6 +45,14 @@ function presence(chain: ValidationChain, label: string, p: Presence): Validatio
   return p.nullable ? optional.if((v: unknown) => v !== null) : optional;
 }
 
+/** Length in code points, as MySQL counts a VARCHAR (validator's isLength counts differently). */
+export function lengthBetween(min: number, max: number) {
+  return (v: string) => {
+    const n = Array.from(v).length;
+    return n >= min && n <= max;
+  };
+}
+
 export function stringRule(
   chain: ValidationChain,
   label: string,
@@ -61,11 +69,11 @@ export function stringRule(
       .notEmpty()
       .withMessage(options.requiredMessage ?? `${label} is required`)
       .bail()
-      .isLength({ max })
+      .custom(lengthBetween(0, max))
       .withMessage(`${label} must be at most ${max} characters`);
   }
   return c
-    .isLength({ min, max })
+    .custom(lengthBetween(min, max))
     .withMessage(min > 0 ? `${label} must be between ${min} and ${max} characters` : `${label} must be at most ${max} characters`);
 }
 
@@ -75,7 +83,7 @@ export function emailRule(chain: ValidationChain, options: Presence = {}): Valid
     .withMessage('Please provide a valid email address')
     .bail()
     .trim()
-    .isLength({ max: 255 })
+    .custom(lengthBetween(0, 255))
     .withMessage('Email must be at most 255 characters')
     .bail()
     .isEmail()
@@ -159,7 +167,7 @@ export function passwordRule(
     .bail();
   if (options.strength) {
     c = c
-      .isLength({ min: 6 })
+      .custom(lengthBetween(6, Infinity))
       .withMessage(`${label} must be at least 6 characters`)
       .bail()
       .matches(PASSWORD_STRENGTH)

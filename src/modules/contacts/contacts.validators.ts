@@ -34,10 +34,10 @@ function contactBodyRules(creating: boolean): ValidationChain[] {
   const required = creating;
   return [
     stringRule(body('name'), 'Name', { required, min: 2, max: 255 }),
-    stringRule(body('service_no'), 'Service number', { required, max: 50 }),
+    stringRule(body('service_no'), 'Service number', { required, min: 1, max: 50 }),
     intRule(body('unit_id'), 'unit_id', { required }),
     intRule(body('designation_id'), 'designation_id', { required }),
-    stringRule(body('phone'), 'Phone', { required, max: 20 }),
+    stringRule(body('phone'), 'Phone', { required, min: 1, max: 20 }),
     emailRule(body('email'), { required }),
     intRule(body('rank_id'), 'rank_id', { nullable: true }),
     intRule(body('department_id'), 'department_id', { nullable: true }),

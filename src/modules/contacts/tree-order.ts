@@ -56,8 +56,9 @@ export function compareCodePoints(a: string, b: string): number {
   }
 }
 
+/** The sibling-order key of a name: lower case, cut to 255 code points (lower-casing can lengthen a name). */
 export function sortNameOf(name: string): string {
-  return name.toLowerCase();
+  return Array.from(name.toLowerCase()).slice(0, 255).join('');
 }
 
 /** Label of the first row after the subtree that starts at (ord, depth); ORD_LIMIT if none. */
@@ -159,7 +160,7 @@ export class TreeOrder {
     const names = new Map<number, string>();
     for (const chunk of chunks(rootIds)) {
       for (const r of await this.trx('users').whereIn('id', chunk).select('id', 'sort_name')) {
-        names.set(Number(r.id), r.sort_name as string);
+        names.set(Number(r.id), String(r.sort_name)); // MySQL gives the binary column as a Buffer
       }
     }
     for (const s of subtrees) s.sortName = names.get(s.id)!;
