@@ -46,6 +46,8 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  // brackets parsed (qs), so `?page[a]=1` reaches validation as an object and is refused
+  app.set('query parser', 'extended');
 
   app.use(
     pinoHttp({

@@ -187,3 +187,22 @@ export async function ensureDatabase(db: DbConfig): Promise<void> {
     await admin.destroy();
   }
 }
+
+/**
+ * A query compiled once and run many times with new bindings: for the hottest paths (the
+ * session of every request, a contact by id), where building SQL with knex on each call
+ * costs more than the database's work. `build` gets placeholder values to compile with.
+ */
+export function preparedQuery<A extends unknown[]>(
+  db: Db,
+  build: (...placeholders: A) => Knex.QueryBuilder,
+  placeholders: A,
+): (...values: A) => Promise<Record<string, unknown>[]> {
+  const { sql } = build(...placeholders).toSQL().toNative();
+  const mysql = dialectOf(db) === 'mysql';
+  const native = mysql ? sql : sql.replace(/\$\d+/g, '?');
+  return async (...values: A) => {
+    const result = await db.raw(native, values as Knex.Value[]);
+    return (mysql ? result[0] : result) as Record<string, unknown>[];
+  };
+}

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit, type IncrementResponse, type Store } from 'express-rate-limit';
 import type Redis from 'ioredis';
 import { RedisStore } from 'rate-limit-redis';
 import type { Config } from '../../config';
@@ -10,10 +10,48 @@ export interface RateLimiters {
   login: RequestHandler;
 }
 
+/**
+ * RedisStore loads its Lua scripts once, when the app is built, and keeps a failed load for
+ * good: a client that is still connecting then (server.ts's client has no offline queue) left
+ * every later request unlimited. This one loads them again after a failure and retries once.
+ */
+class RetryingRedisStore extends RedisStore {
+  override async increment(key: string): Promise<IncrementResponse> {
+    try {
+      return await super.increment(key);
+    } catch {
+      this.incrementScriptSha = this.loadIncrementScript();
+      this.getScriptSha = this.loadGetScript();
+      this.getScriptSha.catch(() => undefined);
+      // still failing: passOnStoreError lets the request through and the limiter logs it
+      return super.increment(key);
+    }
+  }
+}
+
+/**
+ * The client's key: its IPv4 address, or its IPv6 /56 network (ipKeyGenerator), remembered for
+ * the addresses seen recently because parsing an IPv6 address on every request is not free.
+ */
+function ipKeyCache(max = 10_000): (ip: string | undefined) => string {
+  const keys = new Map<string, string>();
+  return (ip = 'unknown') => {
+    let key = keys.get(ip);
+    if (key === undefined) {
+      if (keys.size >= max) keys.clear();
+      key = ipKeyGenerator(ip);
+      keys.set(ip, key);
+    }
+    return key;
+  };
+}
+
+/** The identifier the sign-in will use: a non-empty `email`, else `login_id` (as auth.service does). */
 function loginIdentifierOf(req: Request): string {
   const body = (req.body ?? {}) as Record<string, unknown>;
-  const value = body.email ?? body.login_id;
-  return typeof value === 'string' ? value.trim().toLowerCase().slice(0, 100) : '';
+  const email = typeof body.email === 'string' ? body.email.trim() : '';
+  const value = email || (typeof body.login_id === 'string' ? body.login_id.trim() : '');
+  return value.toLowerCase().slice(0, 100);
 }
 
 /**
@@ -28,7 +66,7 @@ export function createRateLimiters(
 ): RateLimiters {
   const store = (name: string): Store | undefined =>
     redis
-      ? new RedisStore({
+      ? new RetryingRedisStore({
           prefix: `${config.redisPrefix}${name}:`,
           sendCommand: (command: string, ...args: string[]) =>
             redis.call(command, ...args) as Promise<number | string>,
@@ -38,12 +76,16 @@ export function createRateLimiters(
     warn: (err: unknown) => logger.warn({ err }, 'rate limiter warning'),
     error: (err: unknown) => logger.error({ err }, 'rate limiter error'),
   };
+  const ipKey = ipKeyCache();
   const common = {
+    // draft-8: named policies, so the login and API limits both show on a sign-in
     standardHeaders: 'draft-8' as const,
     legacyHeaders: false,
     // A store that cannot be reached lets requests through (and logs) rather than failing them all.
     passOnStoreError: true,
     logger: limiterLogger,
+    // the check reads the key generator's source; ours does call ipKeyGenerator, through ipKey
+    validate: { keyGeneratorIpFallback: false },
   };
 
   const api = rateLimit({
@@ -52,7 +94,7 @@ export function createRateLimiters(
     windowMs: config.windowMs,
     limit: config.max,
     store: store('api'),
-    keyGenerator: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
+    keyGenerator: (req) => ipKey(req.ip),
     handler: (_req, res) => {
       res.status(429).json({ status: 'error', message: 'Too many requests, please try again later' });
     },
@@ -65,7 +107,7 @@ export function createRateLimiters(
     limit: config.loginMax,
     store: store('login'),
     skipSuccessfulRequests: true,
-    keyGenerator: (req) => `${ipKeyGenerator(req.ip ?? 'unknown')}|${loginIdentifierOf(req)}`,
+    keyGenerator: (req) => `${ipKey(req.ip)}|${loginIdentifierOf(req)}`,
     handler: (_req, res) => {
       res.status(429).json({ status: 'error', message: 'Too many login attempts, please try again later' });
     },

@@ -1,25 +1,35 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Db } from '../../lib/db';
+import { preparedQuery, type Db } from '../../lib/db';
 import { ForbiddenError, UnauthorizedError } from '../../lib/errors';
 import type { AuthContext } from '../../lib/http/auth-context';
 import type { TokenService } from './tokens';
 
 /**
- * The caller's user, role and permissions in one query. A token is good only while its user
- * exists, is active and still has the token_version the token was issued with.
+ * The caller's user, role and permissions in one query, compiled once. A token is good only
+ * while its user exists, is active and still has the token_version it was issued with.
  */
-export async function loadSession(db: Db, userId: number, version: number): Promise<AuthContext | null> {
-  const permissions = db('role_permissions as rp')
-    .join('permissions as pm', 'pm.id', 'rp.permission_id')
-    .whereRaw('rp.role_id = u.role_id')
-    .select(db.raw('GROUP_CONCAT(pm.name)'));
-  const row = await db('users as u')
-    .join('roles as r', 'r.id', 'u.role_id')
-    .where('u.id', userId)
-    .first(
-      'u.id', 'u.role_id', 'u.organization_id', 'u.email', 'u.service_no', 'u.is_active', 'u.token_version',
-      'r.name as role_name', permissions.as('permissions'),
-    );
+export function sessionLoader(db: Db) {
+  const query = preparedQuery(
+    db,
+    (userId: number) => {
+      const permissions = db('role_permissions as rp')
+        .join('permissions as pm', 'pm.id', 'rp.permission_id')
+        .whereRaw('rp.role_id = u.role_id')
+        .select(db.raw('GROUP_CONCAT(pm.name)'));
+      return db('users as u')
+        .join('roles as r', 'r.id', 'u.role_id')
+        .where('u.id', userId)
+        .select(
+          'u.id', 'u.role_id', 'u.organization_id', 'u.email', 'u.service_no', 'u.is_active', 'u.token_version',
+          'r.name as role_name', permissions.as('permissions'),
+        );
+    },
+    [0],
+  );
+  return async (userId: number, version: number) => toSession((await query(userId))[0], version);
+}
+
+function toSession(row: Record<string, unknown> | undefined, version: number): AuthContext | null {
   if (!row || !Number(row.is_active) || Number(row.token_version) !== version) return null;
   return {
     userId: Number(row.id),
@@ -34,12 +44,13 @@ export async function loadSession(db: Db, userId: number, version: number): Prom
 
 /** Requires `Authorization: Bearer <access token>` and sets req.auth. */
 export function authenticate(db: Db, tokens: TokenService) {
+  const loadSession = sessionLoader(db);
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const header = req.get('authorization');
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new UnauthorizedError('Access token is required');
     const claims = tokens.verify(match[1], 'access');
-    const session = claims && (await loadSession(db, claims.userId, claims.version));
+    const session = claims && (await loadSession(claims.userId, claims.version));
     if (!session) throw new UnauthorizedError('Invalid or expired token');
     req.auth = session;
     next();

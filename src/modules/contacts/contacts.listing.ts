@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import type { Db, Queryable } from '../../lib/db';
+import { containsPattern, dialectOf, type Db, type Queryable } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
 import { contactQuery, toContact, type Contact } from './contacts.repository';
 import { candidateIds, SEARCH_FIELDS } from './search-grams';
 import { nest, withPaths, type AncestorRow, type Format } from './tree';
-import { subtreeEnd } from './tree-order';
+import { compareCodePoints, subtreeEnd } from './tree-order';
 
 export type RoleFilter = 'all' | 'super_admin' | 'admin' | 'user';
 export const ROLE_FILTERS: readonly RoleFilter[] = ['all', 'super_admin', 'admin', 'user'];
@@ -144,6 +144,47 @@ export async function searchSet(
   const q = applyFilters(db('users as u'), f, range).select([...SLIM_COLUMNS, ...SEARCH_FIELDS.map((c) => `u.${c}`), 'u.sort_name']);
   const rows: Record<string, unknown>[] = await joinCandidates(q, db, f.search).orderBy('u.tree_ord');
   return rows.filter((r) => containsTerm(r, f.search, fields)).map((r) => ({ ...r, ...slim(r) }));
+}
+
+/**
+ * The search endpoint's matches, ranked (exact service number or e-mail, then name prefix,
+ * then by name), as ids of the first `limit` and the total. On MySQL the index candidates are
+ * checked, counted and ranked in the database, so only `limit` ids come back, not every
+ * match; SQLite runs in process and checks them here (its LOWER() folds ASCII only).
+ */
+export async function rankedSearch(
+  db: Queryable,
+  f: ContactFilters & { search: string },
+  limit: number,
+): Promise<{ ids: number[]; total: number }> {
+  const needle = f.search.toLowerCase();
+  if (dialectOf(db) === 'mysql' && Array.from(needle).length >= 2) {
+    const pattern = containsPattern(needle);
+    const prefix = pattern.slice(1);
+    const q = applyFilters(db('users as u'), f)
+      .where((w) => {
+        for (const c of SEARCH_FIELDS) w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '!'`, [`u.${c}`, pattern]);
+      })
+      .select(
+        'u.id',
+        db.raw(
+          `CASE WHEN LOWER(u.service_no) = ? OR u.email = ? THEN 0 WHEN u.sort_name LIKE ? ESCAPE '!' THEN 1 ELSE 2 END AS rnk`,
+          [needle, needle, prefix],
+        ),
+        db.raw('COUNT(*) OVER () AS total'),
+      )
+      .orderBy([{ column: 'rnk' }, { column: 'u.sort_name' }, { column: 'u.id' }])
+      .limit(limit);
+    const rows: Record<string, unknown>[] = await joinCandidates(q, db, needle);
+    // limit >= 1: when there is any match, the first row is there to carry the count
+    return { ids: rows.map((r) => Number(r.id)), total: rows.length ? Number(rows[0].total) : 0 };
+  }
+  const rank = (r: Record<string, unknown>) =>
+    String(r.service_no).toLowerCase() === needle || String(r.email) === needle ? 0 : String(r.sort_name).startsWith(needle) ? 1 : 2;
+  const matches = (await searchSet(db, f, undefined, SEARCH_FIELDS))
+    .map((r) => ({ id: r.id, rank: rank(r), sort_name: String(r.sort_name) }))
+    .sort((a, b) => a.rank - b.rank || compareCodePoints(a.sort_name, b.sort_name) || a.id - b.id);
+  return { ids: matches.slice(0, limit).map((m) => m.id), total: matches.length };
 }
 
 /** Full contact records for ids, in the order of `ids`, with each one's depth as `level`. */

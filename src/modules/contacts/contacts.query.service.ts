@@ -1,6 +1,6 @@
-import type { Db } from '../../lib/db';
+import { preparedQuery, type Db } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
-import { contactQuery, findContact, toContact } from './contacts.repository';
+import { contactQuery, toContact } from './contacts.repository';
 import {
   applyFilters,
   containsTerm,
@@ -8,6 +8,7 @@ import {
   countStatistics,
   joinCandidates,
   LIST_SEARCH_FIELDS,
+  rankedSearch,
   searchSet,
   shape,
   statisticsOf,
@@ -18,9 +19,7 @@ import {
   type RoleFilter,
 } from './contacts.listing';
 import { buildHierarchy } from './hierarchy';
-import { SEARCH_FIELDS } from './search-grams';
 import { nest, type AncestorRow, type Format } from './tree';
-import { compareCodePoints } from './tree-order';
 
 export interface ListInput {
   page?: number;
@@ -47,24 +46,29 @@ const asString = (v: number | undefined | null) => (v === undefined || v === nul
  * transaction (lockDirectory), so a cached value is never older than the data it describes.
  */
 class VersionedCache<V> {
-  private readonly entries = new Map<string, V>();
+  private readonly entries = new Map<string, Promise<V>>();
   constructor(private readonly max = 500) {}
 
-  async get(version: number, key: string, compute: () => Promise<V>): Promise<V> {
+  /** Concurrent requests for the same key share one computation (no stampede on a new version). */
+  get(version: number, key: string, compute: () => Promise<V>): Promise<V> {
     const full = `${version}|${key}`;
     const hit = this.entries.get(full);
     if (hit !== undefined) return hit;
-    const value = await compute();
+    const value = compute();
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(full, value);
+    value.catch(() => this.entries.delete(full));
     return value;
   }
 }
 
 export class ContactsQueryService {
   private readonly cache = new VersionedCache<unknown>();
+  private readonly contactById: (id: number) => Promise<Record<string, unknown>[]>;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.contactById = preparedQuery(db, (id: number) => contactQuery(db).where('u.id', id), [0]);
+  }
 
   private async version(): Promise<number> {
     const row = await this.db('directory_state').where({ id: 1 }).first('version');
@@ -87,9 +91,9 @@ export class ContactsQueryService {
   }
 
   async get(id: number) {
-    const contact = await findContact(this.db, id);
-    if (!contact) throw new NotFoundError('Contact not found');
-    return contact;
+    const [row] = await this.contactById(id);
+    if (!row) throw new NotFoundError('Contact not found');
+    return toContact(row);
   }
 
   /** A page of the filtered set in pre-order, in the asked format, with counters over the whole set. */
@@ -203,22 +207,13 @@ export class ContactsQueryService {
       role_filter: 'all',
       include_inactive: false,
     };
-    const needle = input.q.toLowerCase();
-    const rank = (r: Record<string, unknown>) =>
-      String(r.service_no).toLowerCase() === needle || String(r.email) === needle
-        ? 0
-        : String(r.sort_name).startsWith(needle)
-          ? 1
-          : 2;
-    const matches = (await searchSet(this.db, { ...filters, search: input.q }, undefined, SEARCH_FIELDS))
-      .map((r) => ({ id: r.id, rank: rank(r), sort_name: String(r.sort_name) }))
-      .sort((a, b) => a.rank - b.rank || compareCodePoints(a.sort_name, b.sort_name) || a.id - b.id);
-    const contacts = await contactsByIds(this.db, matches.slice(0, limit).map((m) => m.id));
+    const { ids, total } = await rankedSearch(this.db, { ...filters, search: input.q }, limit);
+    const contacts = await contactsByIds(this.db, ids);
     return {
       contacts: contacts.map(({ level: _level, ...c }) => c),
       searchTerm: input.q,
       filters: { unit_id: asString(input.unit_id), department_id: asString(input.department_id) },
-      total: matches.length,
+      total,
     };
   }
 

@@ -1,0 +1,287 @@
+/**
+ * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--duration 10] [--only name,name]
+ *
+ * Starts the built service (node dist/src/server.js) on the configured database, fills it with
+ * the demo directory first when it holds fewer contacts than asked, and drives each endpoint
+ * with autocannon (10 connections, 10 s). Then it runs a bare Express handler doing the same
+ * primary-key SELECT as "get by id" and prints the ratio. Prints a table and writes the figures
+ * with the machine and database to bench/results/<time>-<database>.json.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { config as loadEnv } from 'dotenv';
+import { loadConfig } from '../src/config';
+import { createDb, ensureDatabase, type Db } from '../src/lib/db';
+import { createLogger } from '../src/lib/logger';
+import { prepareDatabase } from '../src/lib/setup';
+import { contactQuery } from '../src/modules/contacts/contacts.repository';
+import { seedFailedLogins } from '../scripts/demo-security';
+import { prng } from '../scripts/demo-data';
+import { seedDemo } from '../scripts/seed-demo';
+import { pickTargets, type Targets } from './targets';
+
+loadEnv({ quiet: true });
+
+interface Args {
+  contacts: number;
+  failedLogins: number;
+  duration: number;
+  connections: number;
+  only: string[];
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [] };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [key, value] = [argv[i], argv[i + 1]];
+    if (key === '--only') args.only = value.split(',');
+    else if (key === '--contacts') args.contacts = Number(value);
+    else if (key === '--failed-logins') args.failedLogins = Number(value);
+    else if (key === '--duration') args.duration = Number(value);
+    else if (key === '--connections') args.connections = Number(value);
+    else throw new Error(`unknown option ${key}`);
+  }
+  return args;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a child process and waits until `readyUrl` answers 200. */
+async function start(command: string, args: string[], env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  let exited: number | null = null;
+  child.on('exit', (code) => (exited = code ?? -1));
+  for (let waited = 0; waited < 60_000; waited += 200) {
+    if (exited !== null) throw new Error(`${args.join(' ')} exited with ${exited}`);
+    const ok = await fetch(readyUrl).then((r) => r.status !== 503, () => false);
+    if (ok) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${args.join(' ')} did not start`);
+}
+
+/** The highest resident set size of a process while `work` runs, in MiB (Linux /proc). */
+async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number | null }> {
+  let peak = 0;
+  const sample = () => {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peak = Math.max(peak, kb);
+    } catch {
+      // not Linux, or the process is gone
+    }
+  };
+  const timer = setInterval(sample, 100);
+  try {
+    const result = await work();
+    sample();
+    return { result, peakMb: peak ? Math.round(peak / 1024) : null };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+interface Scenario {
+  name: string;
+  target: string;
+  method?: 'GET' | 'PUT';
+  /** a fresh path (and body) per request */
+  next: () => { path: string; body?: string };
+}
+
+function scenarios(t: Targets): Scenario[] {
+  const random = prng(7);
+  const any = <T>(items: T[]) => items[Math.floor(random() * items.length)];
+  const list: Scenario[] = [
+    { name: 'get by id', target: '≥ 0.6 × bare', next: () => ({ path: `/api/contacts/${any(t.contactIds)}` }) },
+    { name: 'list (tree, page 1)', target: '≥ 100 req/s', next: () => ({ path: '/api/contacts' }) },
+    { name: `list flat, page ${t.deepPage}`, target: '≥ 100 req/s', next: () => ({ path: `/api/contacts?format=flat&page=${t.deepPage}&limit=100` }) },
+    { name: 'search', target: '≥ 200 req/s', next: () => ({ path: `/api/contacts/search?q=${encodeURIComponent(any(t.searchTerms))}` }) },
+    { name: 'statistics', target: '≥ 100 req/s', next: () => ({ path: '/api/contacts/statistics' }) },
+    { name: 'organizational hierarchy', target: '≥ 100 req/s', next: () => ({ path: '/api/contacts/organizational-hierarchy' }) },
+    { name: `unit tree (${t.largestUnitSize} contacts)`, target: '≥ 10 req/s', next: () => ({ path: `/api/contacts/unit/${t.largestUnitId}` }) },
+    { name: `children (${t.wideNodeChildren} children)`, target: '≥ 300 req/s', next: () => ({ path: `/api/contacts/${t.wideNodeId}/children` }) },
+    {
+      name: `move (unit of ${t.moveUnitSize})`,
+      target: '≥ 50 req/s',
+      method: 'PUT',
+      next: () => ({ path: `/api/contacts/${any(t.moveLeaves)}/move`, body: JSON.stringify({ parent_id: any(t.moveParents) }) }),
+    },
+  ];
+  if (t.failedLogins > 0) {
+    const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
+    list.push(
+      { name: 'failed logins, page 1', target: 'p99 < 100 ms', next: () => ({ path: '/api/security/failed-logins' }) },
+      {
+        name: 'failed logins, last 7 days',
+        target: 'p99 < 300 ms',
+        next: () => ({ path: `/api/security/failed-logins?from=${encodeURIComponent(weekAgo)}` }),
+      },
+    );
+  }
+  return list;
+}
+
+async function drive(url: string, scenario: Scenario, token: string | null, args: Args) {
+  const result = await autocannon({
+    url,
+    connections: args.connections,
+    duration: args.duration,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    requests: [
+      {
+        method: scenario.method ?? 'GET',
+        setupRequest: (req) => {
+          const { path: p, body } = scenario.next();
+          return { ...req, path: p, ...(body ? { body } : {}) };
+        },
+      },
+    ],
+  });
+  return {
+    name: scenario.name,
+    target: scenario.target,
+    requests_per_s: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    total: result.requests.total,
+    non_2xx: result.non2xx,
+    status_5xx: result['5xx'],
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function databaseInfo(db: Db, client: string) {
+  if (client !== 'mysql') return { client: 'sqlite', version: (await db.raw('select sqlite_version() as v'))[0].v };
+  const [[row]] = await db.raw('select version() as version, @@innodb_buffer_pool_size as pool');
+  return { client: 'mysql', version: row.version, innodb_buffer_pool_mb: Math.round(Number(row.pool) / 2 ** 20) };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const config = loadConfig(process.env);
+  await ensureDatabase(config.db);
+  const db = createDb(config.db);
+  const logger = createLogger({ level: 'warn' });
+  await prepareDatabase(db, config, logger);
+  const [{ n }] = await db('users').count({ n: '*' });
+  if (Number(n) < args.contacts * 0.9) {
+    process.stderr.write(`the directory holds ${n} contacts; adding ${args.contacts} (npm run seed:demo)\n`);
+    await seedDemo(db, { contacts: args.contacts, failedLogins: 0, seed: 42 });
+  }
+  const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
+  if (Number(f) < args.failedLogins * 0.9) await seedFailedLogins(db, args.failedLogins, prng(43));
+
+  const targets = await pickTargets(db);
+  const bareSql = contactQuery(db).where('u.id', 0).toSQL().toNative().sql;
+  const database = await databaseInfo(db, config.db.client);
+  await db.destroy();
+
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    // the benchmark measures throughput, not the brute-force limits
+    RATE_LIMIT_MAX: '10000000',
+    JWT_SECRET: process.env.JWT_SECRET || 'bench-access-secret-0123456789abcdefghij',
+    JWT_REFRESH_SECRET: process.env.JWT_REFRESH_SECRET || 'bench-refresh-secret-0123456789abcdefghij',
+    ADMIN_EMAIL: config.admin.email,
+    ADMIN_PASSWORD: config.admin.password,
+  };
+  const service = await start(process.execPath, ['dist/src/server.js'], env, `http://127.0.0.1:${port}/ready`);
+  const results = [];
+  let peakMb: number | null = null;
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    const login = await fetch(`${url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: config.admin.email, password: config.admin.password }),
+    });
+    if (!login.ok) throw new Error(`cannot sign in as ${config.admin.email}: ${login.status}`);
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const run = await peakRss(service.pid!, async () => {
+      const out = [];
+      for (const scenario of scenarios(targets)) {
+        if (args.only.length && !args.only.some((o) => scenario.name.startsWith(o))) continue;
+        process.stderr.write(`  ${scenario.name}...\n`);
+        out.push(await drive(url, scenario, token, args));
+      }
+      return out;
+    });
+    results.push(...run.result);
+    peakMb = run.peakMb;
+  } finally {
+    service.kill('SIGTERM');
+  }
+
+  const barePort = await freePort();
+  const bare = await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`);
+  let baseline;
+  try {
+    const random = prng(7);
+    baseline = await drive(
+      `http://127.0.0.1:${barePort}`,
+      { name: 'bare handler, same SELECT', target: '', next: () => ({ path: `/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}` }) },
+      null,
+      args,
+    );
+  } finally {
+    bare.kill('SIGTERM');
+  }
+
+  const getById = results.find((r) => r.name === 'get by id');
+  const ratio = getById ? Math.round((getById.requests_per_s / baseline.requests_per_s) * 100) / 100 : null;
+  const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.type()} ${os.release()}` };
+  const report = {
+    at: new Date().toISOString(),
+    machine,
+    database,
+    contacts: Number(n) < args.contacts * 0.9 ? args.contacts : Number(n),
+    failed_logins: targets.failedLogins,
+    connections: args.connections,
+    duration_s: args.duration,
+    results,
+    baseline,
+    get_by_id_ratio: ratio,
+    service_peak_rss_mb: peakMb,
+    total_5xx: results.reduce((sum, r) => sum + r.status_5xx, 0),
+  };
+
+  const rows = [...results, baseline].map((r) => [r.name, String(r.requests_per_s), `${r.p50_ms}`, `${r.p99_ms}`, String(r.non_2xx), r.target]);
+  const header = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'target'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.warn(`\n${machine.cpus} CPUs (${machine.cpu_model}), ${machine.memory_gb} GiB, ${machine.node}; ${database.client} ${database.version}`);
+  console.warn(`${report.contacts} contacts, ${targets.failedLogins} failed sign-ins; ${args.connections} connections, ${args.duration} s each\n`);
+  console.warn(line(header));
+  console.warn(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.warn(line(r));
+  console.warn(`\nget by id / bare handler: ${ratio}   peak RSS of the service: ${peakMb} MiB   5xx: ${report.total_5xx}`);
+
+  const dir = path.join(__dirname, 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${report.at.replace(/[:.]/g, '-')}-${database.client}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.warn(`written to ${path.relative(process.cwd(), file)}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench failed: ${err instanceof Error ? err.message.split(' - ').pop() : String(err)}`);
+  process.exit(1);
+});

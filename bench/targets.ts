@@ -1,0 +1,64 @@
+import type { Db } from '../src/lib/db';
+
+export interface Targets {
+  contactIds: number[];
+  deepPage: number;
+  searchTerms: string[];
+  largestUnitId: number;
+  largestUnitSize: number;
+  wideNodeId: number;
+  wideNodeChildren: number;
+  moveUnitSize: number;
+  moveLeaves: number[];
+  moveParents: number[];
+  failedLogins: number;
+}
+
+/**
+ * What the benchmark asks for, read from the data: random contacts, a flat page half-way
+ * through the directory, the largest unit, the widest node, and contacts to move around in a
+ * typical (median-sized) unit: leaves moved under other contacts of their unit.
+ */
+export async function pickTargets(db: Db): Promise<Targets> {
+  const [{ n }] = await db('users').where({ is_active: true }).count({ n: '*' });
+  const active = Number(n);
+  const contactIds = (await db('users').where({ is_active: true }).orderByRaw('(id * 2654435761) % 1000003').limit(2000).pluck('id')).map(Number);
+  const units = await db('users').where({ is_active: true }).groupBy('unit_id').select('unit_id', db.raw('COUNT(*) as n')).orderBy('n', 'desc');
+  const largest = units[0];
+  const median = units[Math.floor(units.length / 2)];
+  const wide = await db('users')
+    .where({ is_active: true })
+    .whereNotNull('parent_id')
+    .groupBy('parent_id')
+    .select('parent_id', db.raw('COUNT(*) as n'))
+    .orderBy('n', 'desc')
+    .first();
+  const moveUnit = Number(median.unit_id);
+  const leaves = (
+    await db('users as u')
+      .where({ 'u.unit_id': moveUnit, 'u.is_active': true })
+      .whereNotExists((q) => q.select('c.id').from('users as c').whereRaw('c.parent_id = u.id'))
+      .limit(400)
+      .pluck('u.id')
+  ).map(Number);
+  const leafSet = new Set(leaves);
+  const parents = (await db('users').where({ unit_id: moveUnit, is_active: true }).limit(400).pluck('id'))
+    .map(Number)
+    .filter((id) => !leafSet.has(id));
+  // parts of names, e-mails, service numbers and phones, as people type them
+  const searchTerms = ['rahman', 'hossain', 'karim', 'nadia', 'uddin', 'chowdhury', 'BA-4521', 'shirin', 'mahbub', '01711', 'talukder', 'farhana'];
+  const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
+  return {
+    contactIds,
+    deepPage: Math.max(1, Math.floor(active / 200)),
+    searchTerms,
+    largestUnitId: Number(largest.unit_id),
+    largestUnitSize: Number(largest.n),
+    wideNodeId: Number(wide.parent_id),
+    wideNodeChildren: Number(wide.n),
+    moveUnitSize: Number(median.n),
+    moveLeaves: leaves,
+    moveParents: parents.length > 0 ? parents : leaves,
+    failedLogins: Number(f),
+  };
+}
