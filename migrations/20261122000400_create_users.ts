@@ -43,8 +43,10 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('depth').unsigned().notNullable().defaultTo(0);
     timestamps(t, knex);
 
-    // siblings in order, and children of a node
+    // siblings in order (active or not, for the tree's order keys)
     t.index(['parent_id', 'sort_name', 'id']);
+    // a node's active children, counted and paged from the index alone
+    t.index(['parent_id', 'is_active', 'sort_name', 'id']);
     // the pre-order, with depth to find where a subtree ends without reading rows
     t.index(['tree_ord', 'depth']);
     // pages of the pre-order, filtered

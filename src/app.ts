@@ -45,6 +45,8 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // no ETag: hashing every body (megabytes for a unit tree) costs more than clients save
+  app.disable('etag');
   app.set('trust proxy', config.trustProxy);
   // brackets parsed (qs), so `?page[a]=1` reaches validation as an object and is refused
   app.set('query parser', 'extended');
@@ -58,8 +60,18 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      serializers: { err: safeError },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      // Lean request records: what is needed to follow a request, none of its headers or body
+      // (so no token, cookie or password can reach a log line through them).
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        err: safeError,
+      },
+      // 'silent' when that level is off, so nothing is built for a line that is not written
+      customLogLevel: (_req, res, err) => {
+        const level = err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+        return logger.isLevelEnabled(level) ? level : 'silent';
+      },
     }),
   );
   app.use(helmet());

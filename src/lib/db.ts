@@ -62,6 +62,9 @@ export function knexConfig(db: DbConfig): Knex.Config {
       timezone: 'Z',
       supportBigNumbers: true,
       decimalNumbers: true,
+      // DATETIME values stay text ('YYYY-MM-DD HH:MM:SS.fff', UTC by the session time zone);
+      // lib/time.ts turns them into ISO strings
+      dateStrings: true,
     } as Knex.MySql2ConnectionConfig,
     pool: {
       min: 0,

@@ -1,10 +1,17 @@
+const MYSQL_DATETIME = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?$/;
+
 /**
- * Timestamps leave the database as Date (MySQL, DATETIME(3) read in UTC) or as epoch
+ * Timestamps leave the database as text (MySQL DATETIME(3), read in UTC as strings: turning
+ * thousands of them into Date objects and back costs more than the query) or as epoch
  * milliseconds (SQLite, where knex binds a Date as its number). Both become ISO 8601 UTC
  * strings with milliseconds.
  */
 export function toIso(value: unknown): string | null {
   if (value === null || value === undefined) return null;
+  if (typeof value === 'string') {
+    const m = MYSQL_DATETIME.exec(value);
+    if (m) return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  }
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'number' || typeof value === 'bigint') return new Date(Number(value)).toISOString();
   if (typeof value === 'string') {

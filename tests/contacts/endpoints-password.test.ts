@@ -1,3 +1,4 @@
+import { toIsoRequired } from '../../src/lib/time';
 import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
 import { bearer, createOrganization, createUnit, createUser, type TestUser } from '../helpers/factory';
@@ -60,7 +61,7 @@ describe('PUT /api/contacts/:id/password', () => {
     const logs = await logsOf(target.id);
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ user_id: target.id, changed_by: admin.id, organization_id: organizationId, change_type: 'admin_reset' });
-    const changedAt = logs[0].changed_at instanceof Date ? logs[0].changed_at.getTime() : Number(logs[0].changed_at);
+    const changedAt = Date.parse(toIsoRequired(logs[0].changed_at));
     expect(changedAt).toBeGreaterThanOrEqual(before - 2000);
   });
 

@@ -221,7 +221,7 @@ export async function lineageOf(db: Queryable, ids: readonly number[]): Promise<
 export async function shape(db: Queryable, contacts: Array<Contact & { level: number }>, format: Format, lineage?: Map<number, AncestorRow>) {
   if (format === 'flat') return contacts;
   if (format === 'hierarchical') return withPaths(contacts, lineage ?? (await lineageOf(db, contacts.map((c) => c.id))));
-  return nest(contacts.map(({ level: _level, ...c }) => c));
+  return nest(contacts);
 }
 
 /** The label range strictly below a contact (its descendants); 404 for an unknown contact. */

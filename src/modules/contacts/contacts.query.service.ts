@@ -1,6 +1,6 @@
 import { preparedQuery, type Db } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
-import { contactQuery, toContact } from './contacts.repository';
+import { contactQuery, loadNameMaps, toContact, USER_CONTACT_COLUMNS } from './contacts.repository';
 import {
   applyFilters,
   containsTerm,
@@ -135,13 +135,25 @@ export class ContactsQueryService {
 
   /** The whole tree of a unit, unpaged, filtered, in the asked format. */
   async unitTree(unitId: number, input: ListInput) {
-    if (!(await this.db('units').where({ id: unitId }).first('id'))) throw new NotFoundError('Unit not found');
+    const names = await loadNameMaps(this.db, unitId);
+    if (!names.units.has(unitId)) throw new NotFoundError('Unit not found');
     const format = input.format ?? 'tree';
     const filters = this.filtersOf(input, unitId);
-    const q = applyFilters(contactQuery(this.db).select('u.depth'), filters).orderBy('u.tree_ord');
+    const q = applyFilters(this.db('users as u'), filters).select([...USER_CONTACT_COLUMNS, 'u.depth']).orderBy('u.tree_ord');
     if (filters.search) joinCandidates(q, this.db, filters.search);
     const rows = ((await q) as Record<string, unknown>[]).filter((r) => !filters.search || containsTerm(r, filters.search, LIST_SEARCH_FIELDS));
-    const contacts = rows.map((row) => ({ ...toContact(row), level: Number(row.depth) }));
+    // parents are in the unit; those that the filters left out are looked up in one query
+    const parentNames = new Map(rows.map((r) => [Number(r.id), String(r.name)]));
+    const missing = [...new Set(rows.map((r) => r.parent_id).filter((p) => p !== null && !parentNames.has(Number(p))))];
+    if (missing.length > 0) {
+      const names = this.db('users').where({ unit_id: unitId });
+      if (missing.length <= 500) names.whereIn('id', missing as number[]);
+      for (const r of await names.select('id', 'name')) {
+        parentNames.set(Number(r.id), String(r.name));
+      }
+    }
+    const lookup = { names, parentNames };
+    const contacts = rows.map((row) => Object.assign(toContact(row, lookup), { level: Number(row.depth) }));
     // every ancestor of a contact is in its unit: one read of the unit gives every path
     const lineage =
       format === 'hierarchical'
@@ -188,7 +200,7 @@ export class ContactsQueryService {
     const rows = await contactQuery(this.db).join(pageIds.as('pg'), 'pg.id', 'u.id').orderBy([{ column: 'u.sort_name' }, { column: 'u.id' }]);
     return {
       parent_id: id,
-      children: rows.map(toContact),
+      children: rows.map((row: Record<string, unknown>) => toContact(row)),
       total: Number(total),
       pagination: { page, limit, total: Number(total) },
     };

@@ -79,29 +79,42 @@ export function contactQuery(db: Queryable): Knex.QueryBuilder {
 const nullableId = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-export function toContact(row: ContactRow): Contact {
+/** Names for a row's references, when they come from NameMaps instead of the joined columns. */
+export interface NameLookup {
+  names: NameMaps;
+  parentNames: ReadonlyMap<number, string>;
+}
+
+export function toContact(row: ContactRow, lookup?: NameLookup): Contact {
+  const unitId = Number(row.unit_id);
+  const rankId = nullableId(row.rank_id);
+  const departmentId = nullableId(row.department_id);
+  const parentId = nullableId(row.parent_id);
+  const unit = lookup?.names.units.get(unitId);
   return {
     id: Number(row.id),
     name: String(row.name),
-    rank_id: nullableId(row.rank_id),
-    rank_name: nullableText(row.rank_name),
+    rank_id: rankId,
+    rank_name: lookup ? (rankId === null ? null : (lookup.names.ranks.get(rankId) ?? null)) : nullableText(row.rank_name),
     service_no: String(row.service_no),
-    unit_id: Number(row.unit_id),
-    unit_name: String(row.unit_name),
-    unit_code: nullableText(row.unit_code),
-    department_id: nullableId(row.department_id),
-    department_name: nullableText(row.department_name),
+    unit_id: unitId,
+    unit_name: lookup ? String(unit?.name) : String(row.unit_name),
+    unit_code: lookup ? (unit?.code ?? null) : nullableText(row.unit_code),
+    department_id: departmentId,
+    department_name: lookup
+      ? departmentId === null ? null : (lookup.names.departments.get(departmentId) ?? null)
+      : nullableText(row.department_name),
     designation_id: Number(row.designation_id),
-    designation_name: String(row.designation_name),
+    designation_name: lookup ? String(lookup.names.designations.get(Number(row.designation_id))) : String(row.designation_name),
     phone: nullableText(row.phone),
     mobile: nullableText(row.mobile),
     alternative_mobile: nullableText(row.alternative_mobile),
     email: String(row.email),
-    parent_id: nullableId(row.parent_id),
-    parent_name: nullableText(row.parent_name),
+    parent_id: parentId,
+    parent_name: lookup ? (parentId === null ? null : (lookup.parentNames.get(parentId) ?? null)) : nullableText(row.parent_name),
     is_active: Boolean(Number(row.is_active)),
     role_id: Number(row.role_id),
-    role_name: String(row.role_name),
+    role_name: lookup ? String(lookup.names.roles.get(Number(row.role_id))) : String(row.role_name),
     avatar: nullableText(row.avatar),
     status: String(row.status),
     last_seen: toIso(row.last_seen),
@@ -188,3 +201,45 @@ export async function assertReferences(db: Queryable, ids: ReferenceIds, unitId:
     throw new BadRequestError(message, [{ field: 'department_id', message }]);
   }
 }
+
+/** The users columns of a contact record (the names come from NameMaps instead of joins). */
+export const USER_CONTACT_COLUMNS = [
+  'u.id', 'u.name', 'u.rank_id', 'u.service_no', 'u.unit_id', 'u.department_id', 'u.designation_id', 'u.phone',
+  'u.mobile', 'u.alternative_mobile', 'u.email', 'u.parent_id', 'u.is_active', 'u.role_id', 'u.avatar', 'u.status',
+  'u.last_seen', 'u.created_at', 'u.updated_at',
+];
+
+/** Names of the rows a contact refers to: small tables, read whole. */
+export interface NameMaps {
+  units: Map<number, { name: string; code: string | null }>;
+  departments: Map<number, string>;
+  designations: Map<number, string>;
+  ranks: Map<number, string>;
+  roles: Map<number, string>;
+}
+
+/** NameMaps in one query (a UNION of the five small tables); the units only `unitId` when given. */
+export async function loadNameMaps(db: Queryable, unitId?: number): Promise<NameMaps> {
+  const part = (kind: string, table: string, code: boolean) =>
+    db(table).select(db.raw('? as kind', [kind]), 'id', 'name', code ? 'code' : db.raw('NULL as code'));
+  const units = part('unit', 'units', true);
+  const departments = part('department', 'departments', false);
+  if (unitId !== undefined) {
+    units.where({ id: unitId });
+    departments.where({ unit_id: unitId });
+  }
+  const rows: Array<Record<string, unknown>> = await units.unionAll([
+    departments,
+    part('designation', 'designations', false),
+    part('rank', 'ranks', false),
+    part('role', 'roles', false),
+  ]);
+  const maps: NameMaps = { units: new Map(), departments: new Map(), designations: new Map(), ranks: new Map(), roles: new Map() };
+  for (const r of rows) {
+    const id = Number(r.id);
+    if (r.kind === 'unit') maps.units.set(id, { name: String(r.name), code: nullableText(r.code) });
+    else maps[`${r.kind}s` as 'departments' | 'designations' | 'ranks' | 'roles'].set(id, String(r.name));
+  }
+  return maps;
+}
+

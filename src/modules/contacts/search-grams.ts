@@ -55,17 +55,33 @@ export function gramQueryOf(term: string): GramQuery {
   return { kind: 'all', grams: [...grams] };
 }
 
-/** Contact ids whose indexed text holds every gram of the term: a superset of the matches. */
+/** At most this many of a term's trigrams are joined; the LIKE check after keeps the result exact. */
+const MAX_JOINED_GRAMS = 6;
+
+/** Up to `max` grams spread over the term, the first and the last among them. */
+function spread(grams: number[], max: number): number[] {
+  if (grams.length <= max) return grams;
+  return Array.from({ length: max }, (_, i) => grams[Math.round((i * (grams.length - 1)) / (max - 1))]);
+}
+
+/**
+ * Contact ids whose indexed text holds the term's grams: a superset of the matches. The grams
+ * are a self-join on the primary key (gram, contact_id), so the database starts from the
+ * rarest posting list (its row estimate) and checks the others by key, instead of reading
+ * every posting list whole.
+ */
 export function candidateIds(db: Knex | Knex.Transaction, term: string): Knex.QueryBuilder {
   const q = gramQueryOf(term);
   if (q.kind === 'prefix') {
     return db('contact_search_grams').distinct('contact_id').whereBetween('gram', [q.from, q.to]);
   }
-  return db('contact_search_grams')
-    .select('contact_id')
-    .whereIn('gram', q.grams)
-    .groupBy('contact_id')
-    .havingRaw('COUNT(*) = ?', [q.grams.length]);
+  const grams = spread(q.grams, MAX_JOINED_GRAMS);
+  const query = db('contact_search_grams as g0').where('g0.gram', grams[0]).select('g0.contact_id');
+  grams.slice(1).forEach((gram, i) => {
+    const alias = `g${i + 1}`;
+    query.join(`contact_search_grams as ${alias}`, (on) => on.on(`${alias}.contact_id`, 'g0.contact_id').andOnVal(`${alias}.gram`, '=', gram));
+  });
+  return query;
 }
 
 /**

@@ -22,7 +22,8 @@ export function nest<T extends TreeItem>(items: readonly T[]): Nested<T>[] {
   const byId = new Map<number, Nested<T>>();
   const top: Nested<T>[] = [];
   for (const item of items) {
-    const node = { ...item, children: [] } as Nested<T>;
+    // the items become the nodes (no copy: they are made for this response)
+    const node = Object.assign(item, { children: [] }) as Nested<T>;
     byId.set(item.id, node);
     const parent = item.parent_id === null ? undefined : byId.get(item.parent_id);
     if (parent) parent.children.push(node);
