@@ -3,7 +3,7 @@ import { config as loadEnv } from 'dotenv';
 import Redis from 'ioredis';
 import { createApp } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
-import { createDb } from './lib/db';
+import { createDb, drain } from './lib/db';
 import { createLogger } from './lib/logger';
 import { ensureDatabase, prepareDatabase } from './lib/setup';
 
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   }
 
   await ensureDatabase(config.db);
-  const db = createDb(config.db);
+  const db = createDb(config.db, logger);
   await prepareDatabase(db, config, logger);
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     force.unref();
     server.close(async () => {
+      // handlers whose client went away may still be running queries: let them end first
+      await drain(db, config.shutdownTimeoutMs);
       await db.destroy();
       await redis?.quit().catch(() => undefined);
       logger.info('stopped');

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { DbConfig } from '../config';
+import type { Logger } from './logger';
 import { migrationSource } from '../../migrations';
 
 export type Db = Knex;
@@ -24,13 +25,27 @@ type RawConnection = {
   pragma?: (sql: string) => unknown;
 };
 
-export function knexConfig(db: DbConfig): Knex.Config {
+/** Where knex's own warnings go: one line with the message, never a stack or a statement. */
+function knexLog(logger?: Logger): Knex.Config['log'] {
+  if (!logger) return undefined;
+  const text = (message: unknown) => (message instanceof Error ? message.message : String(message)).split(' - ').pop()!.slice(0, 300);
+  return {
+    warn: (message: unknown) => logger.warn({ knex: text(message) }, 'database warning'),
+    error: (message: unknown) => logger.error({ knex: text(message) }, 'database error'),
+    deprecate: (method: string, alternative: string) => logger.warn({ knex: `${method} is deprecated; use ${alternative}` }, 'database warning'),
+    debug: () => undefined,
+  };
+}
+
+export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
   const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
+  const log = knexLog(logger);
   if (db.client === 'sqlite') {
     return {
       client: 'better-sqlite3',
       connection: { filename: db.sqliteFilename },
       useNullAsDefault: true,
+      log,
       // One connection: SQLite has one writer, and knex queues everything else behind an
       // open transaction, which serializes tree changes for free.
       pool: {
@@ -56,6 +71,7 @@ export function knexConfig(db: DbConfig): Knex.Config {
     : { host: db.host, port: db.port, user: db.user, password: db.password, database: db.database };
   return {
     client: 'mysql2',
+    log,
     connection: {
       ...connection,
       charset: 'utf8mb4',
@@ -85,11 +101,20 @@ export function knexConfig(db: DbConfig): Knex.Config {
 }
 
 /** Builds the one knex instance of a process (or of a test). Creates the SQLite folder if needed. */
-export function createDb(db: DbConfig): Db {
+export function createDb(db: DbConfig, logger?: Logger): Db {
   if (db.client === 'sqlite' && db.sqliteFilename !== ':memory:') {
     fs.mkdirSync(path.dirname(db.sqliteFilename), { recursive: true });
   }
-  return knex(knexConfig(db));
+  return knex(knexConfig(db, logger));
+}
+
+/** Waits (up to `timeoutMs`) until no query holds or waits for a connection: for a clean shutdown. */
+export async function drain(db: Db, timeoutMs: number): Promise<void> {
+  const pool = (db.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
+  const deadline = Date.now() + timeoutMs;
+  while (pool && pool.numUsed() + pool.numPendingAcquires() > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 export function dialectOf(db: Queryable): Dialect {
@@ -191,10 +216,21 @@ export async function ensureDatabase(db: DbConfig): Promise<void> {
   }
 }
 
+interface PoolClient {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<void>;
+}
+type Mysql2Connection = {
+  execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+};
+type SqliteConnection = { prepare(sql: string): { all(...values: unknown[]): unknown } };
+
 /**
- * A query compiled once and run many times with new bindings: for the hottest paths (the
- * session of every request, a contact by id), where building SQL with knex on each call
- * costs more than the database's work. `build` gets placeholder values to compile with.
+ * A query compiled once and run many times with new bindings, for the hottest paths (the
+ * session of every request, a contact by id): it borrows a connection from knex's pool and
+ * hands the statement straight to the driver (a server-side prepared statement on MySQL),
+ * skipping knex's per-call SQL building and bookkeeping, which cost more than the query.
+ * `build` gets placeholder values to compile with.
  */
 export function preparedQuery<A extends unknown[]>(
   db: Db,
@@ -203,9 +239,25 @@ export function preparedQuery<A extends unknown[]>(
 ): (...values: A) => Promise<Record<string, unknown>[]> {
   const { sql } = build(...placeholders).toSQL().toNative();
   const mysql = dialectOf(db) === 'mysql';
+  const client = db.client as PoolClient;
   const native = mysql ? sql : sql.replace(/\$\d+/g, '?');
+  const statements = new WeakMap<object, ReturnType<SqliteConnection['prepare']>>();
+  const sqliteStatement = (connection: SqliteConnection) => {
+    let statement = statements.get(connection);
+    if (!statement) statements.set(connection, (statement = connection.prepare(native)));
+    return statement;
+  };
   return async (...values: A) => {
-    const result = await db.raw(native, values as Knex.Value[]);
-    return (mysql ? result[0] : result) as Record<string, unknown>[];
+    const connection = await client.acquireConnection();
+    try {
+      if (!mysql) return sqliteStatement(connection as SqliteConnection).all(...values) as Record<string, unknown>[];
+      return await new Promise((resolve, reject) =>
+        (connection as Mysql2Connection).execute(native, values, (err, rows) =>
+          err ? reject(err) : resolve(rows as Record<string, unknown>[]),
+        ),
+      );
+    } finally {
+      await client.releaseConnection(connection);
+    }
   };
 }
