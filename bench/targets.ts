@@ -45,8 +45,15 @@ export async function pickTargets(db: Db): Promise<Targets> {
   const parents = (await db('users').where({ unit_id: moveUnit, is_active: true }).limit(400).pluck('id'))
     .map(Number)
     .filter((id) => !leafSet.has(id));
-  // parts of names, e-mails, service numbers and phones, as people type them
-  const searchTerms = ['rahman', 'hossain', 'karim', 'nadia', 'uddin', 'chowdhury', 'BA-4521', 'shirin', 'mahbub', '01711', 'talukder', 'farhana'];
+  // what people type into a search box: 4 to 7 characters of someone's name, e-mail, service
+  // number or phone, taken from 2,000 random contacts (so hardly any term repeats in a run)
+  const sample = await db('users').whereIn('id', contactIds).select('name', 'email', 'service_no', 'phone');
+  const searchTerms = sample.map((row, i) => {
+    const field = [row.name, row.name, String(row.email).split('@')[0], row.service_no, row.phone][i % 5] as string;
+    const length = 4 + (i % 4);
+    const start = Math.max(0, (i * 7919) % Math.max(1, field.length - length));
+    return field.slice(start, start + length).trim();
+  }).filter((term) => Array.from(term).length >= 2);
   const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
   return {
     contactIds,

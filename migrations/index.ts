@@ -7,6 +7,7 @@ import * as directoryState from './20261122000500_create_directory_state';
 import * as locations from './20261122000600_create_locations';
 import * as securityRecords from './20261122000700_create_security_records';
 import * as contactSearchGrams from './20261122000800_create_contact_search_grams';
+import * as failedLoginSummaries from './20261122000900_index_failed_login_summaries';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122000600_create_locations', locations],
   ['20261122000700_create_security_records', securityRecords],
   ['20261122000800_create_contact_search_grams', contactSearchGrams],
+  ['20261122000900_index_failed_login_summaries', failedLoginSummaries],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -46,12 +46,14 @@ function parseArgs(argv: string[]): Options {
   return options;
 }
 
-/** Unit sizes: one large unit (~10% of all), a few of a few percent, and many small ones. */
+/** Unit sizes: one large unit (10% of all), five of ~4%, and the rest shared by up to 34 more. */
 function unitSizes(total: number): number[] {
   const units = Math.max(1, Math.min(40, Math.ceil(total / 500)));
-  const weights = Array.from({ length: units }, (_, i) => (i === 0 ? 4.5 : i < 6 ? 1.6 : 0.75));
-  const sum = weights.reduce((a, b) => a + b, 0);
-  const sizes = weights.map((w) => Math.floor((w / sum) * total));
+  if (units < 7) return Array.from({ length: units }, (_, i) => Math.floor(total / units) + (i === 0 ? total % units : 0));
+  const large = Math.floor(total * 0.1);
+  const medium = Math.floor(total * 0.04);
+  const small = Math.floor((total - large - 5 * medium) / (units - 6));
+  const sizes = [large, ...Array(5).fill(medium), ...Array(units - 6).fill(small)];
   sizes[sizes.length - 1] += total - sizes.reduce((a, b) => a + b, 0);
   return sizes;
 }

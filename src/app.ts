@@ -100,7 +100,7 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   const contactWrites = new ContactsService(db, contactReads, passwords);
   app.use('/api/contacts', contactsRouter(contactReads, contactWrites, requireAuth));
   app.use('/api/locations', locationsRouter(db, requireAuth));
-  app.use('/api/security', securityRouter(db, requireAuth));
+  app.use('/api/security', securityRouter(db, requireAuth, { summaryCacheMs: config.securitySummaryCacheMs }));
   app.use('/api', referenceRouter(db, requireAuth));
 
   app.use(notFound);

@@ -38,6 +38,8 @@ export interface Config {
   bodyLimit: string;
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** how long a security-list summary is reused for the same scope and filters; 0: never */
+  securitySummaryCacheMs: number;
 }
 
 /** Used only outside production, with a warning at start-up. */
@@ -185,6 +187,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     bodyLimit: size(env, 'BODY_LIMIT', '100kb'),
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    securitySummaryCacheMs: int(env, 'SECURITY_SUMMARY_CACHE_MS', 10_000, 0, 3_600_000),
   };
   return deepFreeze(config);
 }

@@ -18,6 +18,8 @@ export function testConfig(overrides: Record<string, string> = {}): Readonly<Con
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     BCRYPT_COST: '4',
+    // summaries exactly as the rows stand (the cache is tested on its own)
+    SECURITY_SUMMARY_CACHE_MS: '0',
     DB_NAME: process.env.DB_NAME || 'directory_test',
     SQLITE_FILENAME: sqliteTemplate(),
     JWT_SECRET: 'test-access-secret-0123456789abcdef',

@@ -95,6 +95,7 @@ describe('GET /api/security/failed-logins filters, paging and summary', () => {
   test('summarizes the whole filtered set, not the page', async () => {
     const { summary } = await list({ limit: 1 });
     expect(summary).toEqual({
+      generated_at: expect.any(String),
       total: 8,
       unique_login_ids: 3,
       unique_ips: 3,
@@ -209,9 +210,10 @@ describe('GET /api/security/password-changes filters, paging and summary', () =>
   });
 
   test('summarizes the filtered set, with every change type', async () => {
-    expect((await list({ limit: 1 })).summary).toEqual({ total: 5, by_type: { self: 3, admin_reset: 1, forced: 1 }, last_24h: 1 });
-    expect((await list({ user_id: u2.id })).summary).toEqual({ total: 2, by_type: { self: 1, admin_reset: 0, forced: 1 }, last_24h: 1 });
+    expect((await list({ limit: 1 })).summary).toEqual({ generated_at: expect.any(String), total: 5, by_type: { self: 3, admin_reset: 1, forced: 1 }, last_24h: 1 });
+    expect((await list({ user_id: u2.id })).summary).toEqual({ generated_at: expect.any(String), total: 2, by_type: { self: 1, admin_reset: 0, forced: 1 }, last_24h: 1 });
     expect((await list({ change_type: 'forced', from: '2025-03-13' })).summary).toEqual({
+      generated_at: expect.any(String),
       total: 0,
       by_type: { self: 0, admin_reset: 0, forced: 0 },
       last_24h: 0,

@@ -182,7 +182,7 @@ describe('GET /api/security/password-changes visibility', () => {
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Password changes retrieved successfully');
     expect(sortedIds(res.body.data.changes)).toEqual(ofOrg(org).changes);
-    expect(res.body.data.summary).toEqual({ total: 3, by_type: { self: 3, admin_reset: 0, forced: 0 }, last_24h: 3 });
+    expect(res.body.data.summary).toEqual({ generated_at: expect.any(String), total: 3, by_type: { self: 3, admin_reset: 0, forced: 0 }, last_24h: 3 });
   });
 
   test.each([['A'], ['B']])('a User of organization %s sees only its own changes', async (which) => {

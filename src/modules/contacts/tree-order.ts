@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../lib/db';
+import { compareCodePoints } from '../../lib/text';
+
+export { compareCodePoints };
 
 /**
  * The directory's pre-order, kept as an order key on each contact.
@@ -43,18 +46,6 @@ export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
   await trx('directory_state').where({ id: 1 }).increment('version', 1);
 }
 
-/** Orders strings by Unicode code point, as both databases compare `sort_name`. */
-export function compareCodePoints(a: string, b: string): number {
-  const ia = a[Symbol.iterator]();
-  const ib = b[Symbol.iterator]();
-  for (;;) {
-    const ca = ia.next();
-    const cb = ib.next();
-    if (ca.done || cb.done) return ca.done && cb.done ? 0 : ca.done ? -1 : 1;
-    const diff = ca.value.codePointAt(0)! - cb.value.codePointAt(0)!;
-    if (diff !== 0) return diff;
-  }
-}
 
 /** The sibling-order key of a name: lower case, cut to 255 code points (lower-casing can lengthen a name). */
 export function sortNameOf(name: string): string {

@@ -19,8 +19,8 @@ function scopedInput<T>(req: Request) {
 }
 
 /** /api/security (spec 4.4, DECISIONS section 6): any signed-in user, each within the own scope. */
-export function securityRouter(db: Db, requireAuth: RequestHandler): Router {
-  const service = new SecurityService(db);
+export function securityRouter(db: Db, requireAuth: RequestHandler, options: { summaryCacheMs: number }): Router {
+  const service = new SecurityService(db, options.summaryCacheMs);
   const router = Router();
   router.use(requireAuth);
 
