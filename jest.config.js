@@ -10,6 +10,7 @@ module.exports = {
   testMatch: ['<rootDir>/tests/**/*.test.ts'],
   globalSetup: '<rootDir>/tests/global-setup.ts',
   globalTeardown: '<rootDir>/tests/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/tests/helpers/contract-setup.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

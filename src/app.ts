@@ -20,6 +20,7 @@ import { ContactsService } from './modules/contacts/contacts.service';
 import { locationsRouter } from './modules/locations/locations.router';
 import { referenceRouter } from './modules/reference/reference.router';
 import { securityRouter } from './modules/security/security.router';
+import { openApiRouter } from './openapi/openapi.router';
 
 export interface AppDeps {
   db: Db;
@@ -92,6 +93,7 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   });
 
   app.use('/api', limiters.api);
+  app.use('/api', openApiRouter());
   app.use(express.json({ limit: config.bodyLimit }));
 
   const authService = new AuthService(db, tokens, passwords);

@@ -6,6 +6,7 @@ import type { Config } from '../../src/config';
 import { createDb, type Db } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
 import { TokenService } from '../../src/modules/auth/tokens';
+import { contractApp } from './openapi';
 import { TMP_DIR, isMysql, sqliteTemplate, testConfig } from './config';
 
 export interface TestContext {
@@ -45,7 +46,7 @@ export function setupTestContext(overrides: Record<string, string> = {}): TestCo
     ctx.db = opened.db;
     ctx.config = opened.config;
     ctx.tokens = new TokenService(opened.config.jwt);
-    ctx.app = createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) });
+    ctx.app = contractApp(createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) }));
   });
   afterAll(async () => {
     await ctx.db?.destroy();

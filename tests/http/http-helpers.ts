@@ -5,6 +5,7 @@ import { createDb, type Db } from '../../src/lib/db';
 import { createLogger, type Logger } from '../../src/lib/logger';
 import { testConfig } from '../helpers/config';
 import type { TestContext } from '../helpers/context';
+import { contractApp } from '../helpers/openapi';
 
 /**
  * Another app over the database of a test context, built with its own settings (rate limits,
@@ -17,7 +18,7 @@ export function appWith(
   deps: { logger?: Logger; redis?: Redis } = {},
 ): Express {
   const config = testConfig({ SQLITE_FILENAME: ctx.config.db.sqliteFilename, ...overrides });
-  return createApp({ db: ctx.db, config, logger: deps.logger ?? createLogger({ level: 'silent' }), redis: deps.redis });
+  return contractApp(createApp({ db: ctx.db, config, logger: deps.logger ?? createLogger({ level: 'silent' }), redis: deps.redis }));
 }
 
 /** A knex instance of the run's database client that has been destroyed: every query fails. */

@@ -56,7 +56,7 @@ export function gramQueryOf(term: string): GramQuery {
 }
 
 /** At most this many of a term's trigrams are joined; the LIKE check after keeps the result exact. */
-const MAX_JOINED_GRAMS = 6;
+const MAX_JOINED_GRAMS = 3;
 
 /** Up to `max` grams spread over the term, the first and the last among them. */
 function spread(grams: number[], max: number): number[] {

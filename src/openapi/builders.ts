@@ -1,0 +1,132 @@
+/**
+ * Small builders for the OpenAPI 3.1 document (JSON Schema 2020-12), so that each module's
+ * paths read like its router: the envelope, records, parameters and the roles allowed.
+ */
+
+export type Schema = Record<string, unknown>;
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+export const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
+export const bool = (extra: Schema = {}): Schema => ({ type: 'boolean', ...extra });
+export const timestamp = (): Schema => ({ type: 'string', format: 'date-time' });
+export const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+export const arrayOf = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra });
+export const constant = (value: unknown): Schema => ({ const: value });
+
+/** A record: exactly these properties, all required unless listed in `optional`. */
+export function obj(properties: Record<string, Schema>, optional: string[] = []): Schema {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+    additionalProperties: false,
+  };
+}
+
+/** A request body: the listed properties; others are ignored by the service, so allowed. */
+export function body(properties: Record<string, Schema>, required: string[] = []): Schema {
+  return { type: 'object', properties, required };
+}
+
+// ---- parameters
+
+export interface Param {
+  name: string;
+  in: 'path' | 'query';
+  required?: boolean;
+  description?: string;
+  schema: Schema;
+}
+
+export const pathId = (name = 'id', description = 'a positive integer'): Param => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: int({ minimum: 1 }),
+});
+
+export const query = (name: string, schema: Schema, description?: string): Param => ({
+  name,
+  in: 'query',
+  schema,
+  ...(description ? { description } : {}),
+});
+
+/** true/false/1/0, as query booleans are written. */
+export const queryBool = (name: string, description: string, dflt = false): Param =>
+  query(name, { type: 'string', enum: ['true', 'false', '1', '0'], default: String(dflt) }, description);
+
+export const paging = (defaultLimit: number, maxLimit: number): Param[] => [
+  query('page', int({ minimum: 1, maximum: 1_000_000, default: 1 }), 'page number'),
+  query('limit', int({ minimum: 1, maximum: maxLimit, default: defaultLimit }), 'items per page'),
+];
+
+// ---- responses
+
+const json = (schema: Schema) => ({ content: { 'application/json': { schema } } });
+
+/** 2xx: {status: "success", message, data}. `message` is pinned when it never varies. */
+export function success(message: string | Schema, data?: Schema, description = 'Success') {
+  const messageSchema = typeof message === 'string' ? constant(message) : message;
+  const properties: Record<string, Schema> = { status: constant('success'), message: messageSchema };
+  if (data) properties.data = data;
+  return { description, ...json(obj(properties)) };
+}
+
+export const errorResponse = (description: string, message?: string) => ({
+  description,
+  ...json(message ? { allOf: [ref('Error'), obj({ status: constant('error'), message: constant(message), errors: ref('FieldErrors') }, ['errors'])] } : ref('Error')),
+});
+
+export const E400 = errorResponse('Validation failed, or a request the rules refuse (`errors` lists each field)');
+export const E401 = errorResponse('Missing, invalid, expired or revoked token');
+export const E403 = errorResponse('The role lacks the permission', 'Insufficient permissions');
+export const E404 = (message: string) => errorResponse('Not found', message);
+export const E409 = errorResponse('Conflict with the stored data (a duplicate, or a record in use)');
+export const E413 = errorResponse('Body over BODY_LIMIT', 'Request body too large');
+export const E429 = errorResponse('Over a rate limit (with RateLimit and Retry-After headers)');
+export const E500 = errorResponse('Unexpected failure, without internals', 'Internal server error');
+
+export interface OperationSpec {
+  tags: string[];
+  summary: string;
+  description?: string;
+  /** who may call it: shown in the description and as x-roles */
+  roles: string[];
+  /** the permission the route checks, when it checks one */
+  permission?: string;
+  params?: Param[];
+  requestBody?: Schema;
+  responses: Record<string, unknown>;
+  /** public: no bearer token */
+  public?: boolean;
+}
+
+/** An operation with the errors every route can answer (400 malformed, 413, 429, 500; 401 unless public). */
+export function operation(spec: OperationSpec) {
+  const roles = `Roles: ${spec.roles.join(', ')}.${spec.permission ? ` Permission \`${spec.permission}\`.` : ''}`;
+  return {
+    tags: spec.tags,
+    summary: spec.summary,
+    description: [spec.description, roles].filter(Boolean).join('\n\n'),
+    'x-roles': spec.roles,
+    ...(spec.permission ? { 'x-permission': spec.permission } : {}),
+    ...(spec.public ? { security: [] } : {}),
+    ...(spec.params?.length ? { parameters: spec.params } : {}),
+    ...(spec.requestBody ? { requestBody: { required: true, ...json(spec.requestBody) } } : {}),
+    responses: {
+      ...spec.responses,
+      ...(spec.responses['400'] ? {} : { 400: E400 }),
+      ...(spec.public || spec.responses['401'] ? {} : { 401: E401 }),
+      ...(spec.requestBody && !spec.responses['413'] ? { 413: E413 } : {}),
+      429: E429,
+      500: E500,
+    },
+  };
+}
+
+export const ANY_USER = ['Super_admin', 'Admin', 'User'];
+export const ADMINS = ['Super_admin', 'Admin'];
+export const SUPER_ADMIN = ['Super_admin'];

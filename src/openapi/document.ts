@@ -1,0 +1,61 @@
+import { arrayOf, obj, str } from './builders';
+import { authPaths, authSchemas } from './paths/auth';
+import { contactPaths, contactSchemas } from './paths/contacts';
+import { docsPaths, healthPaths } from './paths/health';
+import { locationPaths, locationSchemas } from './paths/locations';
+import { referencePaths, referenceSchemas } from './paths/reference';
+import { securityPaths, securitySchemas } from './paths/security';
+
+/**
+ * The OpenAPI 3.1 document of the whole service, built from the same constants the code uses.
+ * Served at GET /api/openapi.json and as a page at GET /api/docs; every response of the test
+ * suite is checked against it (tests/helpers/openapi.ts).
+ */
+export function openApiDocument() {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Directory Service',
+      version: '2.0.0',
+      description: [
+        'Sign-in, a hierarchical directory of people, the administrative geography of Bangladesh and',
+        'per-organization security records. Every body is JSON. Success: `{status: "success", message, data}`;',
+        'error: `{status: "error", message, errors?}` where each `errors` entry is `{field, message}`.',
+        'Timestamps are ISO 8601 UTC with milliseconds. Choices beyond the specification: docs/api.md.',
+      ].join(' '),
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    tags: [
+      { name: 'Health' },
+      { name: 'Auth' },
+      { name: 'Contacts' },
+      { name: 'Locations' },
+      { name: 'Security' },
+      { name: 'Reference data' },
+    ],
+    paths: {
+      ...healthPaths,
+      ...docsPaths,
+      ...authPaths,
+      ...contactPaths,
+      ...locationPaths,
+      ...securityPaths,
+      ...referencePaths,
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access token from POST /api/auth/login' },
+      },
+      schemas: {
+        Error: obj({ status: { const: 'error' }, message: str(), errors: { $ref: '#/components/schemas/FieldErrors' } }, ['errors']),
+        FieldErrors: arrayOf(obj({ field: str(), message: str() })),
+        ...authSchemas,
+        ...contactSchemas,
+        ...locationSchemas,
+        ...securitySchemas,
+        ...referenceSchemas,
+      },
+    },
+  };
+}
