@@ -1,7 +1,4 @@
-import knex from 'knex';
 import request from 'supertest';
-import { knexConfig } from '../../src/lib/db';
-import { isMysql } from '../helpers/config';
 import { setupTestContext, type TestContext } from '../helpers/context';
 import { bearer, createUser, unique, type TestUser } from '../helpers/factory';
 
@@ -84,26 +81,13 @@ export interface LocationsContext extends TestContext {
   user: TestUser;
 }
 
-/**
- * The app and database of the file (setupTestContext) with one signed-in user per role.
- *
- * factory.createUser reads `designations` through ctx.db while its own transaction holds the
- * connection; SQLite's pool has one connection, so that read waits forever. Until the factory
- * reads it inside the transaction, the users are made through a second, two-connection handle
- * on the same SQLite file (WAL lets the read run beside the open transaction).
- */
+/** The app and database of the file (setupTestContext) with one signed-in user per role. */
 export function setupLocationsContext(): LocationsContext {
   const ctx = setupTestContext() as LocationsContext;
   beforeAll(async () => {
-    const db = isMysql() ? ctx.db : knex({ ...knexConfig(ctx.config.db), pool: { ...knexConfig(ctx.config.db).pool, max: 2 } });
-    try {
-      const maker = { ...ctx, db };
-      ctx.admin = await createUser(maker, { role: 'Admin' });
-      ctx.superAdmin = await createUser(maker, { role: 'Super_admin' });
-      ctx.user = await createUser(maker, { role: 'User' });
-    } finally {
-      if (db !== ctx.db) await db.destroy();
-    }
+    ctx.admin = await createUser(ctx, { role: 'Admin' });
+    ctx.superAdmin = await createUser(ctx, { role: 'Super_admin' });
+    ctx.user = await createUser(ctx, { role: 'User' });
   });
   return ctx;
 }
