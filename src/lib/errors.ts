@@ -54,9 +54,3 @@ export class ConflictError extends AppError {
     super(409, message, errors);
   }
 }
-
-export class PayloadTooLargeError extends AppError {
-  constructor(message = 'Request body too large') {
-    super(413, message);
-  }
-}

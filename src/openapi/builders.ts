@@ -86,6 +86,10 @@ export const E403 = errorResponse('The role lacks the permission', 'Insufficient
 export const E404 = (message: string) => errorResponse('Not found', message);
 export const E409 = errorResponse('Conflict with the stored data (a duplicate, or a record in use)');
 export const E413 = errorResponse('Body over BODY_LIMIT', 'Request body too large');
+export const E415 = errorResponse(
+  'A charset other than UTF-8 (utf-*), or a Content-Encoding other than identity, gzip, deflate and br',
+  'Unsupported content encoding or charset',
+);
 export const E429 = errorResponse('Over a rate limit (with RateLimit and Retry-After headers)');
 export const E500 = errorResponse('Unexpected failure, without internals', 'Internal server error');
 
@@ -95,7 +99,7 @@ export interface OperationSpec {
   description?: string;
   /** who may call it: shown in the description and as x-roles */
   roles: string[];
-  /** the permission the route checks, when it checks one */
+  /** the permissions the route checks (`a + b` when it needs both), when it checks any: then 403 is documented */
   permission?: string;
   params?: Param[];
   requestBody?: Schema;
@@ -104,7 +108,10 @@ export interface OperationSpec {
   public?: boolean;
 }
 
-/** An operation with the errors every route can answer (400 malformed, 413, 429, 500; 401 unless public). */
+/**
+ * An operation with the errors every route can answer: 400 (malformed), 429, 500; 401 unless
+ * public; 403 when it checks a permission; 413 and 415 when it takes a body.
+ */
 export function operation(spec: OperationSpec) {
   const roles = `Roles: ${spec.roles.join(', ')}.${spec.permission ? ` Permission \`${spec.permission}\`.` : ''}`;
   return {
@@ -120,7 +127,9 @@ export function operation(spec: OperationSpec) {
       ...spec.responses,
       ...(spec.responses['400'] ? {} : { 400: E400 }),
       ...(spec.public || spec.responses['401'] ? {} : { 401: E401 }),
+      ...(spec.permission && !spec.responses['403'] ? { 403: E403 } : {}),
       ...(spec.requestBody && !spec.responses['413'] ? { 413: E413 } : {}),
+      ...(spec.requestBody && !spec.responses['415'] ? { 415: E415 } : {}),
       429: E429,
       500: E500,
     },

@@ -1,4 +1,4 @@
-import { arrayOf, obj, str } from './builders';
+import { arrayOf, int, obj, str } from './builders';
 import { authPaths, authSchemas } from './paths/auth';
 import { contactPaths, contactSchemas } from './paths/contacts';
 import { docsPaths, healthPaths } from './paths/health';
@@ -50,6 +50,13 @@ export function openApiDocument() {
       schemas: {
         Error: obj({ status: { const: 'error' }, message: str(), errors: { $ref: '#/components/schemas/FieldErrors' } }, ['errors']),
         FieldErrors: arrayOf(obj({ field: str(), message: str() })),
+        /** the paging of the location, security and reference lists */
+        Pagination: obj({
+          page: int({ minimum: 1 }),
+          limit: int({ minimum: 1 }),
+          total: int({ minimum: 0 }),
+          total_pages: int({ minimum: 0, description: 'ceil(total / limit)' }),
+        }),
         ...authSchemas,
         ...contactSchemas,
         ...locationSchemas,

@@ -70,15 +70,6 @@ export function applyFilters(q: Knex.QueryBuilder, f: ContactFilters, range?: Or
   return q;
 }
 
-export function passes(row: SlimRow, f: ContactFilters, range?: OrdRange): boolean {
-  if (!f.include_inactive && !row.is_active) return false;
-  if (f.unit_id !== undefined && row.unit_id !== f.unit_id) return false;
-  if (f.department_id !== undefined && row.department_id !== f.department_id) return false;
-  if (f.role_filter === 'super_admin' && row.role_id !== 1) return false;
-  if (f.role_filter === 'admin' && row.role_id !== 2) return false;
-  if (f.role_filter === 'user' && (row.role_id === 1 || row.role_id === 2)) return false;
-  return !range || (row.tree_ord > range.after && row.tree_ord < range.before);
-}
 
 export function statisticsOf(rows: ReadonlyArray<Pick<SlimRow, 'parent_id' | 'role_id'>>): ContactStatistics {
   let roots = 0;

@@ -27,6 +27,8 @@ import {
 } from '../builders';
 
 const tags = ['Contacts'];
+/** every contacts route checks it (a custom role may lack it: 403); writes check theirs too */
+const READ = 'contacts.read';
 
 const contactFields: Record<string, Schema> = {
   id: int(),
@@ -51,7 +53,7 @@ const contactFields: Record<string, Schema> = {
   role_id: int(),
   role_name: str(),
   avatar: nullable(str()),
-  status: str({ enum: [...STATUSES] }),
+  status: ref('ContactStatus'),
   last_seen: nullable(timestamp()),
   created_at: timestamp(),
   updated_at: timestamp(),
@@ -62,6 +64,7 @@ const counters = ['total_contacts', 'root_contacts', 'child_contacts', 'super_ad
 const countersOf = (names: string[]) => obj(Object.fromEntries(names.map((n) => [n, int({ minimum: 0 })])));
 
 export const contactSchemas = {
+  ContactStatus: str({ enum: [...STATUSES] }),
   Contact: obj(contactFields),
   ContactFlat: obj({ ...contactFields, level }),
   ContactHierarchical: obj({
@@ -70,7 +73,20 @@ export const contactSchemas = {
     path: str({ description: 'names from the root to the contact, joined by " > "' }),
     ancestors: arrayOf(int(), { description: 'ancestor ids, root first' }),
   }),
-  ContactTreeNode: obj({ ...contactFields, level, children: arrayOf(ref('ContactTreeNode')) }),
+  /** a contact with its level: open, for ContactTreeNode to close */
+  ContactNodeFields: { type: 'object', properties: { ...contactFields, level }, required: [...Object.keys(contactFields), 'level'] },
+  /**
+   * A node of the nested format: exactly the fields and `children`. Written as a $ref and
+   * `unevaluatedProperties` rather than one closed record because depth is unlimited: a validator
+   * then checks the fields in a call of their own (they hold a $ref, so ajv does not inline them)
+   * and recurses through a small function, so a 1,000-level chain fits the stack.
+   */
+  ContactTreeNode: {
+    $ref: '#/components/schemas/ContactNodeFields',
+    properties: { children: arrayOf(ref('ContactTreeNode')) },
+    required: ['children'],
+    unevaluatedProperties: false,
+  },
   ContactList: {
     description: 'in the asked format: nested (tree), depth-first with level (flat), or with path and ancestors (hierarchical)',
     anyOf: [arrayOf(ref('ContactTreeNode')), arrayOf(ref('ContactFlat')), arrayOf(ref('ContactHierarchical'))],
@@ -133,7 +149,7 @@ export const contactPaths = {
       description:
         'The filtered set in the directory\'s depth-first order (roots and siblings by name, then id); `page` and `limit` page over it. In tree format a contact whose parent is not on the page stands at the top level. `parent_id` lists the subtree below that contact. `tree=false` means flat unless `format` says otherwise.',
       roles: ANY_USER,
-      permission: 'contacts.read',
+      permission: READ,
       params: [
         ...paging(CONTACT_PAGE.defaultLimit, CONTACT_PAGE.maxLimit),
         ...setParams,
@@ -166,7 +182,7 @@ export const contactPaths = {
       tags,
       summary: 'Create a contact',
       roles: ADMINS,
-      permission: 'contacts.create',
+      permission: `${READ} + contacts.create`,
       requestBody: contactBody(true),
       responses: { 201: success('Contact created successfully', contactAndTree), 403: E403 },
     }),
@@ -178,7 +194,7 @@ export const contactPaths = {
       description:
         'Case-insensitive substring of name, e-mail, service number, phone or mobile (every character literal). Exact service number or e-mail first, then names starting with `q`, then the rest by name. `total` counts every match.',
       roles: ANY_USER,
-      permission: 'contacts.read',
+      permission: READ,
       params: [
         { name: 'q', in: 'query', required: true, schema: str({ minLength: 2, maxLength: 100 }) },
         query('unit_id', int({ minimum: 1 })),
@@ -203,7 +219,7 @@ export const contactPaths = {
       tags,
       summary: 'Counters over the active directory',
       roles: ANY_USER,
-      permission: 'contacts.read',
+      permission: READ,
       responses: { 200: success('Statistics retrieved successfully', obj({ statistics: ref('DirectoryStatistics') })) },
     }),
   },
@@ -212,7 +228,7 @@ export const contactPaths = {
       tags,
       summary: 'Units as a tree, with departments and head counts',
       roles: ANY_USER,
-      permission: 'contacts.read',
+      permission: READ,
       responses: {
         200: success('Organizational hierarchy retrieved successfully', obj({ hierarchy: obj({ units: arrayOf(ref('HierarchyUnit')) }) })),
       },
@@ -223,7 +239,7 @@ export const contactPaths = {
       tags,
       summary: 'The whole tree of a unit, unpaged',
       roles: ANY_USER,
-      permission: 'contacts.read',
+      permission: READ,
       params: [pathId('unitId'), ...setParams],
       responses: {
         200: success(
@@ -251,7 +267,7 @@ export const contactPaths = {
       summary: 'Deactivate many contacts',
       description: 'Unknown and already inactive ids are skipped; children of removed contacts become roots unless removed in the same call.',
       roles: SUPER_ADMIN,
-      permission: 'contacts.delete + contacts.bulk',
+      permission: `${READ} + contacts.delete + contacts.bulk`,
       requestBody: body({ contactIds }, ['contactIds']),
       responses: {
         200: success(
@@ -267,7 +283,7 @@ export const contactPaths = {
       tags,
       summary: 'Move many contacts under one parent (all or nothing)',
       roles: SUPER_ADMIN,
-      permission: 'contacts.move + contacts.bulk',
+      permission: `${READ} + contacts.move + contacts.bulk`,
       requestBody: body({ contactIds, parent_id: parentId }, ['contactIds', 'parent_id']),
       responses: {
         200: success(
@@ -283,7 +299,7 @@ export const contactPaths = {
       tags,
       summary: 'One contact (inactive ones too)',
       roles: ANY_USER,
-      permission: 'contacts.read',
+      permission: READ,
       params: [idParam],
       responses: { 200: success('Contact retrieved successfully', obj({ contact: ref('Contact') })), 404: notFound },
     }),
@@ -292,7 +308,7 @@ export const contactPaths = {
       summary: 'Update a contact',
       description: 'Any subset of the create fields (no password). A unit change is refused while the contact has active children or stays under a parent in the old unit.',
       roles: ADMINS,
-      permission: 'contacts.update',
+      permission: `${READ} + contacts.update`,
       params: [idParam],
       requestBody: contactBody(false),
       responses: { 200: success('Contact updated successfully', obj({ contact: ref('Contact') })), 403: E403, 404: notFound },
@@ -301,7 +317,7 @@ export const contactPaths = {
       tags,
       summary: 'Deactivate a contact (its children become roots)',
       roles: SUPER_ADMIN,
-      permission: 'contacts.delete',
+      permission: `${READ} + contacts.delete`,
       params: [idParam],
       responses: { 200: success('Contact deleted successfully'), 403: E403, 404: notFound },
     }),
@@ -311,7 +327,7 @@ export const contactPaths = {
       tags,
       summary: 'Direct children of a contact, by name',
       roles: ANY_USER,
-      permission: 'contacts.read',
+      permission: READ,
       params: [idParam, ...paging(CHILDREN_PAGE.defaultLimit, CHILDREN_PAGE.maxLimit), queryBool('include_inactive', 'include deactivated children')],
       responses: {
         200: success(
@@ -332,7 +348,7 @@ export const contactPaths = {
       tags,
       summary: 'Move a contact (and its subtree) under another parent, or to the top level',
       roles: ADMINS,
-      permission: 'contacts.move',
+      permission: `${READ} + contacts.move`,
       params: [idParam],
       requestBody: body({ parent_id: parentId }, ['parent_id']),
       responses: { 200: success('Contact moved successfully', contactAndTree), 403: E403, 404: notFound },
@@ -344,7 +360,7 @@ export const contactPaths = {
       summary: "Reset a contact's password",
       description: 'Records an admin_reset and revokes the contact\'s tokens.',
       roles: ADMINS,
-      permission: 'contacts.reset_password',
+      permission: `${READ} + contacts.reset_password`,
       params: [idParam],
       requestBody: body({ newPassword: str({ minLength: 6 }) }, ['newPassword']),
       responses: { 200: success('Password reset successfully'), 403: E403, 404: notFound },

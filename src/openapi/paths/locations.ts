@@ -1,3 +1,179 @@
-/** Filled in with the module's paths and schemas. */
-export const locationPaths = {};
-export const locationSchemas = {};
+import { LEVELS, parentNameField, type LevelDef } from '../../modules/locations/locations.levels';
+import { LOCATIONS_PAGE } from '../../modules/locations/locations.service';
+import {
+  ADMINS,
+  ANY_USER,
+  arrayOf,
+  body,
+  bool,
+  E403,
+  E404,
+  errorResponse,
+  int,
+  nullable,
+  obj,
+  operation,
+  paging,
+  pathId,
+  query,
+  queryBool,
+  ref,
+  str,
+  success,
+  timestamp,
+  type Param,
+  type Schema,
+} from '../builders';
+
+/**
+ * /api/locations: four groups (countries, divisions, districts, thanas) with the same operations,
+ * built from the level definitions the router is built from (DECISIONS section 7, docs/api.md).
+ */
+
+const tags = ['Locations'];
+const capitalized = (word: string) => word[0].toUpperCase() + word.slice(1);
+const WRITE = 'locations.write';
+
+const isActive = int({ enum: [1, 0], description: '1 active, 0 soft-deleted' });
+const positiveId = (description: string) => int({ minimum: 1, description: `${description}; a JSON number or a string of digits` });
+/** `true`/`false`/`1`/`0`, as JSON or as text */
+const boolInput = { anyOf: [bool(), { enum: [1, 0, '1', '0', 'true', 'false'] }], description: '1 reactivates, 0 deactivates' };
+
+/** A level's record: id, the parent's id and name (not on countries), name, code, is_active as 1/0, timestamps. */
+function recordSchema(level: LevelDef): Schema {
+  const parent: Record<string, Schema> = level.parent
+    ? { [level.parent.key]: int(), [parentNameField(level)!]: str({ description: `the ${level.parent.level.singular}'s name` }) }
+    : {};
+  return obj({
+    id: int(),
+    ...parent,
+    name: str(),
+    code: nullable(str()),
+    is_active: isActive,
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  });
+}
+
+const levelCounts = obj({ total: int({ minimum: 0 }), active: int({ minimum: 0 }) });
+
+export const locationSchemas: Record<string, Schema> = {
+  ...Object.fromEntries(LEVELS.map((level) => [level.label, recordSchema(level)])),
+  LocationStatistics: obj(Object.fromEntries(LEVELS.map((level) => [level.plural, levelCounts]))),
+};
+
+/** Create (everything the level requires) or update (any of the fields, and is_active). */
+function levelBody(level: LevelDef, creating: boolean): Schema {
+  const parent = level.parent ? { [level.parent.key]: positiveId(`an existing, active ${level.parent.level.singular}`) } : {};
+  return body(
+    {
+      ...parent,
+      name: str({ minLength: 1, maxLength: 100, description: 'trimmed; stored as given (no case folding)' }),
+      code: nullable(str({ maxLength: 20, description: 'an empty string is stored as null' })),
+      ...(creating ? {} : { is_active: boolInput }),
+    },
+    creating ? [...(level.parent ? [level.parent.key] : []), 'name'] : [],
+  );
+}
+
+function levelPaths(level: LevelDef): Record<string, Record<string, unknown>> {
+  const base = `/api/locations/${level.plural}`;
+  const record = ref(level.label);
+  const one = (message: string, schema: Schema = record) => success(message, obj({ [level.singular]: schema }));
+  const notFound = E404(`${level.label} not found`);
+  const duplicate = errorResponse('The name is taken under the same parent (inactive records count too)', level.duplicateMessage);
+  const listed = `${capitalized(level.plural)} retrieved successfully`;
+  const parentCheck = level.parent
+    ? ` The ${level.parent.level.singular} must exist and be active: otherwise 400 on \`${level.parent.key}\`.`
+    : '';
+  const params: Param[] = [
+    ...paging(LOCATIONS_PAGE.defaultLimit, LOCATIONS_PAGE.maxLimit),
+    query('search', str({ maxLength: 100 }), 'case-insensitive substring of name or code (trimmed; every character literal)'),
+    queryBool('include_inactive', 'include soft-deleted records'),
+    ...(level.parent ? [query(level.parent.key, int({ minimum: 1 }), `only the ${level.plural} of this ${level.parent.level.singular}`)] : []),
+  ];
+
+  const paths: Record<string, Record<string, unknown>> = {
+    [base]: {
+      get: operation({
+        tags,
+        summary: `List ${level.plural}`,
+        description: 'Ordered by name (binary order), then id. A page past the end is empty, with the real total.',
+        roles: ANY_USER,
+        params,
+        responses: { 200: success(listed, obj({ [level.plural]: arrayOf(record), pagination: ref('Pagination') })) },
+      }),
+      post: operation({
+        tags,
+        summary: `Create a ${level.singular}`,
+        description: `The name is unique${level.parent ? ` within the ${level.parent.level.singular}` : ''}.${parentCheck}`,
+        roles: ADMINS,
+        permission: WRITE,
+        requestBody: levelBody(level, true),
+        responses: { 201: one(`${level.label} created successfully`), 403: E403, 409: duplicate },
+      }),
+    },
+    [`${base}/{id}`]: {
+      get: operation({
+        tags,
+        summary: `One ${level.singular} (inactive ones too)`,
+        roles: ANY_USER,
+        params: [pathId()],
+        responses: { 200: one(`${level.label} retrieved successfully`), 404: notFound },
+      }),
+      put: operation({
+        tags,
+        summary: `Update a ${level.singular}`,
+        description: `Any of the fields; an empty body changes only \`updated_at\`.${level.parent ? ` The ${level.parent.level.singular} is checked only when it changes.` : ''}`,
+        roles: ADMINS,
+        permission: WRITE,
+        params: [pathId()],
+        requestBody: levelBody(level, false),
+        responses: { 200: one(`${level.label} updated successfully`), 403: E403, 404: notFound, 409: duplicate },
+      }),
+      delete: operation({
+        tags,
+        summary: `Soft-delete a ${level.singular} (is_active 0; its children are unchanged)`,
+        description: 'Deleting an inactive record answers 200 again.',
+        roles: ADMINS,
+        permission: WRITE,
+        params: [pathId()],
+        responses: {
+          200: one(`${level.label} deleted successfully`, { allOf: [record, { properties: { is_active: { const: 0 } } }] }),
+          403: E403,
+          404: notFound,
+        },
+      }),
+    },
+  };
+
+  if (level.parent) {
+    const { key, level: parentLevel } = level.parent;
+    paths[`${base}/${parentLevel.singular}/{${key}}`] = {
+      get: operation({
+        tags,
+        summary: `Every active ${level.singular} of a ${parentLevel.singular}, by name (not paged)`,
+        description: `An inactive ${parentLevel.singular} is still known: its active ${level.plural} are listed.`,
+        roles: ANY_USER,
+        params: [pathId(key)],
+        responses: {
+          200: success(listed, obj({ [key]: int(), [level.plural]: arrayOf(record), total: int({ minimum: 0 }) })),
+          404: E404(`${parentLevel.label} not found`),
+        },
+      }),
+    };
+  }
+  return paths;
+}
+
+export const locationPaths: Record<string, Record<string, unknown>> = {
+  '/api/locations/statistics': {
+    get: operation({
+      tags,
+      summary: 'Total and active records per level',
+      roles: ANY_USER,
+      responses: { 200: success('Location statistics retrieved successfully', obj({ statistics: ref('LocationStatistics') })) },
+    }),
+  },
+  ...Object.assign({}, ...LEVELS.map(levelPaths)),
+};

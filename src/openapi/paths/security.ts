@@ -1,3 +1,169 @@
-/** Filled in with the module's paths and schemas. */
-export const securityPaths = {};
-export const securitySchemas = {};
+import { TOP_COUNT } from '../../modules/security/security.service';
+import { CHANGE_TYPES, RECENT_EVENTS, SECURITY_PAGE } from '../../modules/security/security.validators';
+import { FAILED_LOGIN_REASON } from '../../modules/security/security.records';
+import {
+  ANY_USER,
+  arrayOf,
+  constant,
+  int,
+  nullable,
+  obj,
+  operation,
+  paging,
+  query,
+  ref,
+  str,
+  success,
+  timestamp,
+  type Param,
+  type Schema,
+} from '../builders';
+
+/**
+ * /api/security: the failed sign-ins and password changes, read-only (spec 4.4, DECISIONS
+ * section 6, docs/api.md). No route checks a permission: the caller's permissions choose the scope.
+ */
+
+const tags = ['Security'];
+const count = int({ minimum: 0 });
+
+const SCOPE = [
+  'Any signed-in user; what each caller sees comes from its permissions, never from a parameter:',
+  '`security.read_all` (Super_admin) every organization, and the failed sign-ins with none;',
+  '`security.read_organization` (Admin) the own organization;',
+  'anyone else the own records within the own organization (failed sign-ins whose `login_id` is the',
+  "caller's e-mail address or service number, password changes whose `user_id` is the caller).",
+].join(' ');
+
+const failedLoginFields: Record<string, Schema> = {
+  id: int(),
+  login_id: nullable(str({ maxLength: 100, description: 'as typed; an e-mail address in lower case' })),
+  organization_id: nullable(int({ description: 'null for an unknown identifier or a removed organization' })),
+  organization_name: nullable(str()),
+  ip_address: nullable(str({ maxLength: 45 })),
+  attempted_at: timestamp(),
+  reason: str({ maxLength: 255, examples: Object.values(FAILED_LOGIN_REASON) }),
+};
+
+const passwordChangeFields: Record<string, Schema> = {
+  id: int(),
+  user_id: int({ description: 'the user whose password changed' }),
+  changed_by: int({ description: 'the user who made the change' }),
+  organization_id: int(),
+  organization_name: nullable(str()),
+  changed_at: timestamp(),
+  change_type: str({ enum: [...CHANGE_TYPES] }),
+};
+
+export const securitySchemas: Record<string, Schema> = {
+  FailedLogin: obj(failedLoginFields),
+  PasswordChange: obj(passwordChangeFields),
+  FailedLoginSummary: obj({
+    total: int({ minimum: 0, description: 'the records matching the scope and filters (= pagination.total)' }),
+    unique_login_ids: int({ minimum: 0, description: 'distinct non-null login identifiers' }),
+    unique_ips: int({ minimum: 0, description: 'distinct non-null addresses' }),
+    by_reason: { type: 'object', additionalProperties: count, description: 'records per reason present, largest first' },
+    last_24h: int({ minimum: 0, description: 'matching records from 24 hours before the request on' }),
+    top_login_ids: arrayOf(obj({ login_id: str(), count }), {
+      maxItems: TOP_COUNT,
+      description: 'the identifiers with most failures, largest first, ties by value; nulls left out',
+    }),
+    top_ips: arrayOf(obj({ ip_address: str(), count }), {
+      maxItems: TOP_COUNT,
+      description: 'the addresses with most failures, largest first, ties by value; nulls left out',
+    }),
+    generated_at: timestamp(),
+  }),
+  PasswordChangeSummary: obj({
+    total: int({ minimum: 0, description: 'the records matching the scope and filters (= pagination.total)' }),
+    by_type: obj(Object.fromEntries(CHANGE_TYPES.map((type) => [type, count]))),
+    last_24h: int({ minimum: 0, description: 'matching records from 24 hours before the request on' }),
+    generated_at: timestamp(),
+  }),
+  SecurityEvent: {
+    oneOf: [
+      obj({ type: constant('failed_login'), at: timestamp(), ...failedLoginFields }),
+      obj({ type: constant('password_change'), at: timestamp(), ...passwordChangeFields }),
+    ],
+    description: 'a record of either kind, with `type` and `at` (its attempted_at or changed_at)',
+  },
+};
+
+const organizationId = query(
+  'organization_id',
+  { anyOf: [int({ minimum: 1 }), { type: 'string', const: 'null' }] },
+  'a positive integer, or `null` for the failed sign-ins with no organization. Validated for everyone, obeyed only with `security.read_all`',
+);
+
+const instant = (name: 'from' | 'to', day: string): Param =>
+  query(
+    name,
+    str({ examples: ['2026-11-22', '2026-11-22T08:15:30.123Z', '2026-11-22T14:15:30+06:00'] }),
+    `inclusive bound: an ISO 8601 date (${day} of that day, UTC) or date-time (UTC when without a zone)${name === 'to' ? '; not earlier than `from`' : ''}`,
+  );
+
+const listParams: Param[] = [...paging(SECURITY_PAGE.defaultLimit, SECURITY_PAGE.maxLimit), instant('from', 'the start'), instant('to', 'the end')];
+const summary = 'The summary counts the whole filtered, scoped set (not the page), and is reused for SECURITY_SUMMARY_CACHE_MS (`generated_at` says when it was computed).';
+const newestFirst = 'Newest first, then by id descending. A page past the end is empty, with the real totals.';
+
+export const securityPaths = {
+  '/api/security/failed-logins': {
+    get: operation({
+      tags,
+      summary: 'Failed sign-ins',
+      description: `${newestFirst} ${summary}\n\n${SCOPE}`,
+      roles: ANY_USER,
+      params: [
+        ...listParams,
+        query('login_id', str({ maxLength: 100 }), 'exact match (an e-mail address case-insensitively); empty is ignored'),
+        query('ip_address', str({ maxLength: 45 }), 'exact match; empty is ignored'),
+        query('reason', str({ maxLength: 255 }), 'exact match; empty is ignored'),
+        organizationId,
+      ],
+      responses: {
+        200: success(
+          'Failed login attempts retrieved successfully',
+          obj({ attempts: arrayOf(ref('FailedLogin')), summary: ref('FailedLoginSummary'), pagination: ref('Pagination') }),
+        ),
+      },
+    }),
+  },
+  '/api/security/password-changes': {
+    get: operation({
+      tags,
+      summary: 'Password changes',
+      description: `${newestFirst} ${summary}\n\n${SCOPE}`,
+      roles: ANY_USER,
+      params: [
+        ...listParams,
+        query('user_id', int({ minimum: 1 }), 'the user whose password changed'),
+        query('change_type', str({ enum: [...CHANGE_TYPES] })),
+        organizationId,
+      ],
+      responses: {
+        200: success(
+          'Password changes retrieved successfully',
+          obj({ changes: arrayOf(ref('PasswordChange')), summary: ref('PasswordChangeSummary'), pagination: ref('Pagination') }),
+        ),
+      },
+    }),
+  },
+  '/api/security/recent-events': {
+    get: operation({
+      tags,
+      summary: 'Failed sign-ins and password changes together, newest first',
+      description: `\`limit\` events in all (not per kind); at the same millisecond failed_login first, then by id descending.\n\n${SCOPE}`,
+      roles: ANY_USER,
+      params: [
+        query('limit', int({ minimum: 1, maximum: RECENT_EVENTS.maxLimit, default: RECENT_EVENTS.defaultLimit })),
+        organizationId,
+      ],
+      responses: {
+        200: success(
+          'Recent security events retrieved successfully',
+          obj({ events: arrayOf(ref('SecurityEvent'), { maxItems: RECENT_EVENTS.maxLimit }) }),
+        ),
+      },
+    }),
+  },
+};
