@@ -3,7 +3,7 @@ import { inTransaction, isUniqueViolation, type Db, type Queryable } from '../..
 import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError, ValidationError, type FieldError } from '../../lib/errors';
 import type { AuthContext, ClientInfo } from '../../lib/http/auth-context';
 import { toIso, toIsoRequired } from '../../lib/time';
-import { assertReferences, findUserRow } from '../contacts/contacts.repository';
+import { assertChangeReferences, findUserRow } from '../contacts/contacts.repository';
 import { insertContact, updateContact, type ContactChanges } from '../contacts/contacts.writer';
 import { lockDirectory } from '../contacts/tree-order';
 import { FAILED_LOGIN_REASON, recordFailedLogin, recordPasswordChange } from '../security/security.records';
@@ -252,17 +252,7 @@ export class AuthService {
       const current = await findUserRow(trx, userId);
       if (!current) throw new NotFoundError('User not found');
       await this.assertFreeForProfile(trx, userId, changes);
-      const unitId = changes.unit_id ?? current.unit_id;
-      await assertReferences(
-        trx,
-        {
-          unit_id: changes.unit_id,
-          rank_id: changes.rank_id,
-          designation_id: changes.designation_id,
-          department_id: changes.department_id === undefined ? current.department_id : changes.department_id,
-        },
-        unitId,
-      );
+      await assertChangeReferences(trx, current, changes);
       try {
         await updateContact(trx, current, changes);
       } catch (err) {

@@ -182,6 +182,24 @@ const REFERENCE_TABLES: Array<[keyof ReferenceIds, string, string]> = [
 ];
 
 /**
+ * assertReferences for a change of `current`: the ids the change gives, and the department the
+ * contact will have (the given one, or its current one) against the unit it will be in.
+ */
+export function assertChangeReferences(db: Queryable, current: UserRow, changes: ReferenceIds): Promise<void> {
+  return assertReferences(
+    db,
+    {
+      unit_id: changes.unit_id,
+      designation_id: changes.designation_id,
+      rank_id: changes.rank_id,
+      role_id: changes.role_id,
+      department_id: changes.department_id === undefined ? current.department_id : changes.department_id,
+    },
+    changes.unit_id ?? current.unit_id,
+  );
+}
+
+/**
  * Checks that every id given refers to an existing row (a validation failure on each field
  * that does not), and that the department belongs to `unitId`, the contact's unit after the change.
  */

@@ -6,7 +6,7 @@ import type { PasswordHasher } from '../auth/passwords';
 import { assertRoleWithinReach } from '../auth/privilege';
 import { recordPasswordChange } from '../security/security.records';
 import type { ContactsQueryService } from './contacts.query.service';
-import { assertReferences, findContact, findUserRow, type UserRow } from './contacts.repository';
+import { assertChangeReferences, assertReferences, findContact, findUserRow, type UserRow } from './contacts.repository';
 import { assertParentAllowed, deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert } from './contacts.writer';
 import { lockDirectory, TreeOrder } from './tree-order';
 
@@ -81,18 +81,7 @@ export class ContactsService {
       const current = await this.activeContact(trx, id);
       await assertRoleWithinReach(trx, actor, current.role_id);
       if (changes.role_id !== undefined) await assertRoleWithinReach(trx, actor, changes.role_id);
-      const unitId = changes.unit_id ?? current.unit_id;
-      await assertReferences(
-        trx,
-        {
-          unit_id: changes.unit_id,
-          designation_id: changes.designation_id,
-          rank_id: changes.rank_id,
-          role_id: changes.role_id,
-          department_id: changes.department_id === undefined ? current.department_id : changes.department_id,
-        },
-        unitId,
-      );
+      await assertChangeReferences(trx, current, changes);
       await this.assertUnique(trx, changes, id);
       await updateContact(trx, current, changes);
     });
