@@ -21,7 +21,7 @@ import { prepareDatabase } from '../src/lib/setup';
 import { contactQuery } from '../src/modules/contacts/contacts.repository';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
-import { seedDemo } from '../scripts/seed-demo';
+import { analyze, seedDemo } from '../scripts/seed-demo';
 import { pickTargets, type Targets } from './targets';
 
 loadEnv({ quiet: true });
@@ -194,6 +194,7 @@ async function main() {
   }
   const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
   if (Number(f) < args.failedLogins * 0.9) await seedFailedLogins(db, args.failedLogins, prng(43));
+  await analyze(db);
 
   const targets = await pickTargets(db);
   const bareSql = contactQuery(db).where('u.id', 0).toSQL().toNative().sql;

@@ -191,6 +191,12 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
   });
 }
 
+/** Fresh statistics, so the query planners pick the indexes a bulk load filled. */
+export async function analyze(db: Db): Promise<void> {
+  if (dialectOf(db) === 'mysql') await db.raw('ANALYZE TABLE users, contact_search_grams, failed_login_attempts');
+  else await db.raw('ANALYZE');
+}
+
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   const config = loadConfig(process.env);
@@ -206,9 +212,7 @@ async function main() {
       await seedFailedLogins(db, options.failedLogins, prng(options.seed + 1));
       process.stderr.write(`added ${options.failedLogins} failed sign-ins\n`);
     }
-    // fresh statistics, so the query planners pick the indexes the bulk load filled
-    if (config.db.client === 'mysql') await db.raw('ANALYZE TABLE users, contact_search_grams, failed_login_attempts');
-    else await db.raw('ANALYZE');
+    await analyze(db);
     process.stderr.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s on ${config.db.client}\n`);
   } finally {
     await db.destroy();
