@@ -83,6 +83,12 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
       maxAge: 600,
     }),
   );
+  // a preflight from an origin that CORS refused ends here, without CORS headers (the browser
+  // then blocks the request), rather than reaching the routes
+  app.use((req, res, next) => {
+    if (req.method === 'OPTIONS') res.status(204).end();
+    else next();
+  });
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'success', message: 'OK', data: { uptime_seconds: Math.round(process.uptime()) } });

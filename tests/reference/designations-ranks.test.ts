@@ -99,9 +99,9 @@ describe.each(KINDS)('$path', (kind) => {
   test('refuses a duplicate name (case-insensitive) or code: 409', async () => {
     const record = await create();
     const lower = kind.label.toLowerCase();
-    expectError(await http.post(kind.path, as.Admin, { name: record.name.toLowerCase() }), 409, `A ${lower} with this name already exists`);
+    expectError(await http.post(kind.path, as.Admin, { ...kind.extra, name: record.name.toLowerCase() }), 409, `A ${lower} with this name already exists`);
     expectError(
-      await http.post(kind.path, as.Admin, { name: unique(`${kind.label} `), code: record.code.toLowerCase() }),
+      await http.post(kind.path, as.Admin, { ...kind.extra, name: unique(`${kind.label} `), code: record.code.toLowerCase() }),
       409,
       `A ${lower} with this code already exists`,
     );
@@ -123,7 +123,7 @@ describe.each(KINDS)('$path', (kind) => {
   });
 
   test('validates name and code', async () => {
-    expect(failingFields(await http.post(kind.path, as.Admin, { code: 'x'.repeat(31) }))).toEqual(['code', 'name']);
+    expect(failingFields(await http.post(kind.path, as.Admin, { ...kind.extra, code: 'x'.repeat(31) }))).toEqual(['code', 'name']);
     const record = await create();
     expect(failingFields(await http.put(`${kind.path}/${record.id}`, as.Admin, { name: 5 }))).toEqual(['name']);
   });
@@ -138,7 +138,9 @@ describe('ranks are ordered by level', () => {
     expect(res.body.data.ranks.map((r: { id: number }) => r.id)).toEqual([senior.body.data.rank.id, junior.body.data.rank.id]);
   });
 
-  test('refuses a level outside 0..1000', async () => {
+  test('requires a level in 1..1000 (1 is the most senior)', async () => {
+    expect(failingFields(await http.post('/api/ranks', as.Admin, { name: unique('R ') }))).toEqual(['level']);
+    expect(failingFields(await http.post('/api/ranks', as.Admin, { name: unique('R '), level: 0 }))).toEqual(['level']);
     expect(failingFields(await http.post('/api/ranks', as.Admin, { name: unique('R '), level: 1001 }))).toEqual(['level']);
     expect(failingFields(await http.post('/api/ranks', as.Admin, { name: unique('R '), level: 'high' }))).toEqual(['level']);
   });

@@ -178,8 +178,9 @@ export const ranks: ResourceSpec = {
     ],
     usedBy: [{ table: 'users', column: 'rank_id' }],
   },
-  createRules: [...nameAndCode(true, 100), intRule(body('level'), 'level', { min: 0, max: 1000 })],
-  updateRules: [...nameAndCode(false, 100), intRule(body('level'), 'level', { min: 0, max: 1000 })],
+  // seniority: 1 is the most senior
+  createRules: [...nameAndCode(true, 100), intRule(body('level'), 'level', { required: true, min: 1, max: 1000 })],
+  updateRules: [...nameAndCode(false, 100), intRule(body('level'), 'level', { min: 1, max: 1000 })],
   listRules: [],
 };
 

@@ -69,9 +69,10 @@ const DOCS: Record<string, ResourceDoc> = {
   },
   designations: { record: { id: int(), name: str(), code, ...times }, nameMax: 150, description: 'Name and code are each unique.' },
   ranks: {
-    record: { id: int(), name: str(), code, level: int({ minimum: 0, description: 'seniority, 1 the most senior' }), ...times },
+    record: { id: int(), name: str(), code, level: int({ minimum: 1, description: 'seniority, 1 the most senior' }), ...times },
     nameMax: 100,
-    fields: { level: int({ minimum: 0, maximum: 1000, default: 0, description: 'seniority, 1 the most senior' }) },
+    fields: { level: int({ minimum: 1, maximum: 1000, description: 'seniority, 1 the most senior' }) },
+    requiredFields: ['level'],
     description: 'Listed by level, then name. Name and code are each unique.',
   },
   organizations: {
