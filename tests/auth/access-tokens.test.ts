@@ -2,12 +2,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
 import { createUser, type TestUser } from '../helpers/factory';
-import { accessClaims, expectError, forge, nowSeconds, signedInUser, unsignedToken } from './auth-support';
-
-const profileWith = (ctx: ReturnType<typeof setupTestContext>, authorization?: string) => {
-  const req = request(ctx.app).get('/api/auth/profile');
-  return authorization === undefined ? req : req.set('Authorization', authorization);
-};
+import { accessClaims, expectError, forge, forgeWithout, nowSeconds, profileWith, signedInUser, unsignedToken } from './auth-support';
 
 describe('access tokens (Authorization: Bearer)', () => {
   const ctx = setupTestContext();
@@ -101,11 +96,7 @@ describe('access tokens (Authorization: Bearer)', () => {
 
     test('refuses a token without `exp`', async () => {
       const user = await createUser(ctx);
-      const token = jwt.sign(claimsOf(user), ctx.config.jwt.secret, {
-        algorithm: 'HS256',
-        issuer: ctx.config.jwt.issuer,
-        audience: ctx.config.jwt.audience,
-      });
+      const token = forgeWithout(ctx, claimsOf(user), 'exp');
       expect(jwt.decode(token)).not.toHaveProperty('exp');
       expectError(await probe(token), 401, 'Invalid or expired token');
     });
@@ -120,21 +111,13 @@ describe('access tokens (Authorization: Bearer)', () => {
 
     test('refuses a token without an issuer', async () => {
       const user = await createUser(ctx);
-      const token = jwt.sign(claimsOf(user), ctx.config.jwt.secret, {
-        algorithm: 'HS256',
-        audience: ctx.config.jwt.audience,
-        expiresIn: 3600,
-      });
+      const token = forgeWithout(ctx, claimsOf(user), 'iss');
       expectError(await probe(token), 401, 'Invalid or expired token');
     });
 
     test('refuses a token without an audience', async () => {
       const user = await createUser(ctx);
-      const token = jwt.sign(claimsOf(user), ctx.config.jwt.secret, {
-        algorithm: 'HS256',
-        issuer: ctx.config.jwt.issuer,
-        expiresIn: 3600,
-      });
+      const token = forgeWithout(ctx, claimsOf(user), 'aud');
       expectError(await probe(token), 401, 'Invalid or expired token');
     });
 

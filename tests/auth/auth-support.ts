@@ -78,6 +78,29 @@ export function forge(
   return jwt.sign(payload, secret, { ...defaults, ...options });
 }
 
+/**
+ * Like `forge` with the service's options (HS256, its issuer and audience, an hour of life), but the
+ * token carries no `claim` at all: no `exp`, `iss` or `aud`.
+ */
+export function forgeWithout(
+  ctx: TestContext,
+  payload: Record<string, unknown>,
+  claim: 'exp' | 'iss' | 'aud',
+  { secret = ctx.config.jwt.secret }: { secret?: string } = {},
+): string {
+  const options: jwt.SignOptions = { algorithm: 'HS256' };
+  if (claim !== 'iss') options.issuer = ctx.config.jwt.issuer;
+  if (claim !== 'aud') options.audience = ctx.config.jwt.audience;
+  if (claim !== 'exp') options.expiresIn = 3600;
+  return jwt.sign(payload, secret, options);
+}
+
+/** GET /api/auth/profile with `authorization` as the Authorization header (none when undefined). */
+export function profileWith(ctx: TestContext, authorization?: string) {
+  const req = request(ctx.app).get('/api/auth/profile');
+  return authorization === undefined ? req : req.set('Authorization', authorization);
+}
+
 /** An unsigned token (`alg: none`) carrying otherwise valid claims. */
 export function unsignedToken(ctx: TestContext, payload: Record<string, unknown>): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -119,6 +142,24 @@ export function registerBody(overrides: Record<string, unknown> = {}): RegisterB
 
 export function registerAs(ctx: TestContext, actor: { token: string }, body: Record<string, unknown>) {
   return request(ctx.app).post('/api/auth/register').set('Authorization', `Bearer ${actor.token}`).send(body);
+}
+
+/**
+ * For the register tests: registers a beforeAll that makes a Super_admin (`superAdmin`, read it in a
+ * test or hook), and `register(actor, body)`, POST /api/auth/register as `actor`.
+ */
+export function registrationFixture(ctx: TestContext) {
+  let superAdmin: TestUser | undefined;
+  beforeAll(async () => {
+    superAdmin = await createUser(ctx, { role: 'Super_admin' });
+  });
+  return {
+    get superAdmin(): TestUser {
+      if (superAdmin === undefined) throw new Error('registrationFixture: superAdmin is made in beforeAll; read it in a test or hook');
+      return superAdmin;
+    },
+    register: (actor: { token: string }, body: Record<string, unknown>) => registerAs(ctx, actor, body),
+  };
 }
 
 /** A one-character service number that no user holds now (give it back after the test). */

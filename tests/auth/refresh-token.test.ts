@@ -1,11 +1,7 @@
-import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
 import { createUser, type TestUser } from '../helpers/factory';
-import { expectError, failingFields, forge, nowSeconds, signedInUser, unsignedToken } from './auth-support';
-
-const profileWith = (ctx: ReturnType<typeof setupTestContext>, authorization: string) =>
-  request(ctx.app).get('/api/auth/profile').set('Authorization', authorization);
+import { expectError, failingFields, forge, forgeWithout, nowSeconds, profileWith, signedInUser, unsignedToken } from './auth-support';
 
 describe('POST /api/auth/refresh-token', () => {
   const ctx = setupTestContext();
@@ -85,11 +81,7 @@ describe('POST /api/auth/refresh-token', () => {
 
   test('refuses a refresh token without `exp`', async () => {
     const user = await createUser(ctx);
-    const token = jwt.sign(refreshClaims(user), ctx.config.jwt.refreshSecret, {
-      algorithm: 'HS256',
-      issuer: ctx.config.jwt.issuer,
-      audience: ctx.config.jwt.audience,
-    });
+    const token = forgeWithout(ctx, refreshClaims(user), 'exp', { secret: ctx.config.jwt.refreshSecret });
     expectError(await refresh({ refreshToken: token }), 401, 'Invalid or expired refresh token');
   });
 

@@ -1,21 +1,18 @@
 import { setupTestContext } from '../helpers/context';
-import { createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
-import { expectError, failingFields, freeOneCharacterServiceNo, login, messageFor, registerAs, registerBody, uniqueServiceNo, userRow } from './auth-support';
+import { createDepartment, createUnit, unique } from '../helpers/factory';
+import { expectError, failingFields, freeOneCharacterServiceNo, login, messageFor, registrationFixture, registerBody, uniqueServiceNo, userRow } from './auth-support';
 
 describe('POST /api/auth/register validation and name mapping', () => {
   const ctx = setupTestContext();
-  let superAdmin: TestUser;
-  beforeAll(async () => {
-    superAdmin = await createUser(ctx, { role: 'Super_admin' });
-  });
-  const register = (actor: { token: string }, body: Record<string, unknown>) => registerAs(ctx, actor, body);
+  const registration = registrationFixture(ctx);
+  const { register } = registration;
   const minimal = registerBody;
   const idOf = async (table: string, name: string) => Number((await ctx.db(table).where({ name }).first('id')).id);
 
   describe('name-valued fields', () => {
     test('maps unit, rank, designation, department and role by name, case-insensitively', async () => {
       const res = await register(
-        superAdmin,
+        registration.superAdmin,
         minimal({
           unit: 'iCt DIRECTORATE',
           rank: 'lieutenant colonel',
@@ -38,7 +35,7 @@ describe('POST /api/auth/register validation and name mapping', () => {
     });
 
     test('maps the unit by its code, case-insensitively', async () => {
-      const res = await register(superAdmin, minimal({ unit: 'fin' }));
+      const res = await register(registration.superAdmin, minimal({ unit: 'fin' }));
       expect(res.status).toBe(201);
       expect(res.body.data.user.unit).toBe('Finance and Accounts Directorate');
     });
@@ -50,7 +47,7 @@ describe('POST /api/auth/register validation and name mapping', () => {
       await createDepartment(ctx, first.id, name);
       const inSecond = await createDepartment(ctx, second.id, name);
 
-      const res = await register(superAdmin, minimal({ unit: second.name, department: name.toUpperCase() }));
+      const res = await register(registration.superAdmin, minimal({ unit: second.name, department: name.toUpperCase() }));
       expect(res.status).toBe(201);
       const row = await userRow(ctx, res.body.data.user.id);
       expect(Number(row.unit_id)).toBe(second.id);
@@ -61,7 +58,7 @@ describe('POST /api/auth/register validation and name mapping', () => {
       const home = await createUnit(ctx);
       const elsewhere = await createUnit(ctx);
       const department = await createDepartment(ctx, elsewhere.id);
-      const res = await register(superAdmin, minimal({ unit: home.name, department: department.name }));
+      const res = await register(registration.superAdmin, minimal({ unit: home.name, department: department.name }));
       expect(failingFields(res)).toEqual(['department']);
       expect(messageFor(res, 'department')).toBe('Unknown department');
     });
@@ -73,7 +70,7 @@ describe('POST /api/auth/register validation and name mapping', () => {
         rank: unique('No Such Rank '),
         role: unique('NoSuchRole'),
       });
-      const res = await register(superAdmin, body);
+      const res = await register(registration.superAdmin, body);
       expect(failingFields(res)).toEqual(['designation', 'rank', 'role', 'unit']);
       expect(messageFor(res, 'unit')).toBe('Unknown unit');
       expect(messageFor(res, 'designation')).toBe('Unknown designation');
@@ -83,7 +80,7 @@ describe('POST /api/auth/register validation and name mapping', () => {
     });
 
     test('lists an unknown department with the other unknown names', async () => {
-      const res = await register(superAdmin, minimal({ department: unique('No Dept '), rank: unique('No Rank ') }));
+      const res = await register(registration.superAdmin, minimal({ department: unique('No Dept '), rank: unique('No Rank ') }));
       expect(failingFields(res)).toEqual(['department', 'rank']);
       expect(messageFor(res, 'department')).toBe('Unknown department');
     });
@@ -91,13 +88,13 @@ describe('POST /api/auth/register validation and name mapping', () => {
 
   describe('validation', () => {
     test('lists every missing required field of an empty body', async () => {
-      const res = await register(superAdmin, {});
+      const res = await register(registration.superAdmin, {});
       expect(failingFields(res)).toEqual(['designation', 'email', 'name', 'password', 'service_no', 'unit']);
       expect(messageFor(res, 'email')).toBe('Email is required');
     });
 
     test('lists every failing field at once', async () => {
-      const res = await register(superAdmin, {
+      const res = await register(registration.superAdmin, {
         name: 'A',
         email: 'not-an-email',
         password: 'short',
@@ -121,7 +118,7 @@ describe('POST /api/auth/register validation and name mapping', () => {
       ['1 character', 'A', false],
       ['101 characters', 'N'.repeat(101), false],
     ])('name of %s: accepted %s', async (_label, name, accepted) => {
-      const res = await register(superAdmin, minimal({ name }));
+      const res = await register(registration.superAdmin, minimal({ name }));
       if (accepted) {
         expect(res.status).toBe(201);
         expect(res.body.data.user.name).toBe(name);
@@ -132,16 +129,16 @@ describe('POST /api/auth/register validation and name mapping', () => {
 
     test('service_no of 50 characters is accepted, 51 refused, empty refused', async () => {
       const fifty = `${uniqueServiceNo()}${'0'.repeat(50)}`.slice(0, 50);
-      const ok = await register(superAdmin, minimal({ service_no: fifty }));
+      const ok = await register(registration.superAdmin, minimal({ service_no: fifty }));
       expect(ok.status).toBe(201);
       expect(ok.body.data.user.service_no).toBe(fifty);
-      expect(failingFields(await register(superAdmin, minimal({ service_no: `${fifty}1` })))).toEqual(['service_no']);
-      expect(failingFields(await register(superAdmin, minimal({ service_no: '' })))).toEqual(['service_no']);
+      expect(failingFields(await register(registration.superAdmin, minimal({ service_no: `${fifty}1` })))).toEqual(['service_no']);
+      expect(failingFields(await register(registration.superAdmin, minimal({ service_no: '' })))).toEqual(['service_no']);
     });
 
     test('accepts a one-character service_no', async () => {
       const serviceNo = await freeOneCharacterServiceNo(ctx, 'QWERTYUIOPASDFGHJKLZXCVBNM');
-      const res = await register(superAdmin, minimal({ service_no: serviceNo }));
+      const res = await register(registration.superAdmin, minimal({ service_no: serviceNo }));
       expect(res.status).toBe(201);
       expect(res.body.data.user.service_no).toBe(serviceNo);
       // give the character back, so later runs on a shared database find it free
@@ -149,21 +146,21 @@ describe('POST /api/auth/register validation and name mapping', () => {
     });
 
     test.each(['phone', 'mobile', 'alternative_mobile'])('%s of 20 characters is accepted, 21 refused', async (field) => {
-      const ok = await register(superAdmin, minimal({ [field]: '0'.repeat(20) }));
+      const ok = await register(registration.superAdmin, minimal({ [field]: '0'.repeat(20) }));
       expect(ok.status).toBe(201);
       expect((await userRow(ctx, ok.body.data.user.id))[field]).toBe('0'.repeat(20));
-      const refused = await register(superAdmin, minimal({ [field]: '0'.repeat(21) }));
+      const refused = await register(registration.superAdmin, minimal({ [field]: '0'.repeat(21) }));
       expect(failingFields(refused)).toEqual([field]);
     });
 
     test('accepts a 6-character password with a lower-case letter, an upper-case letter and a digit', async () => {
       const body = minimal({ password: 'Abcde1' });
-      expect((await register(superAdmin, body)).status).toBe(201);
+      expect((await register(registration.superAdmin, body)).status).toBe(201);
       expect((await login(ctx, { email: body.email, password: 'Abcde1' })).status).toBe(200);
     });
 
     test('refuses a 5-character password', async () => {
-      const res = await register(superAdmin, minimal({ password: 'Abcd1' }));
+      const res = await register(registration.superAdmin, minimal({ password: 'Abcd1' }));
       expect(failingFields(res)).toEqual(['password']);
       expect(messageFor(res, 'password')).toBe('Password must be at least 6 characters');
     });
@@ -173,7 +170,7 @@ describe('POST /api/auth/register validation and name mapping', () => {
       ['no upper-case letter', 'abcdef1'],
       ['no digit', 'Abcdefg'],
     ])('refuses a password with %s', async (_label, password) => {
-      const res = await register(superAdmin, minimal({ password }));
+      const res = await register(registration.superAdmin, minimal({ password }));
       expect(failingFields(res)).toEqual(['password']);
       expect(messageFor(res, 'password')).toBe(
         'Password must contain at least one lowercase letter, one uppercase letter, and one number',
@@ -184,7 +181,7 @@ describe('POST /api/auth/register validation and name mapping', () => {
       const password = `Aa1${'é'.repeat(34)}x`; // 38 characters, 72 bytes
       expect(Buffer.byteLength(password)).toBe(72);
       const body = minimal({ password });
-      expect((await register(superAdmin, body)).status).toBe(201);
+      expect((await register(registration.superAdmin, body)).status).toBe(201);
       expect((await login(ctx, { email: body.email, password })).status).toBe(200);
     });
 
@@ -193,19 +190,19 @@ describe('POST /api/auth/register validation and name mapping', () => {
       expect(password.length).toBeLessThan(72);
       expect(Buffer.byteLength(password)).toBeGreaterThan(72);
       const body = minimal({ password });
-      const res = await register(superAdmin, body);
+      const res = await register(registration.superAdmin, body);
       expect(failingFields(res)).toEqual(['password']);
       expect(messageFor(res, 'password')).toBe('Password must be at most 72 bytes');
       expect(await ctx.db('users').where({ email: body.email }).first('id')).toBeUndefined();
     });
 
     test('refuses a password of 73 bytes', async () => {
-      const res = await register(superAdmin, minimal({ password: `Aa1${'é'.repeat(34)}xy` }));
+      const res = await register(registration.superAdmin, minimal({ password: `Aa1${'é'.repeat(34)}xy` }));
       expect(messageFor(res, 'password')).toBe('Password must be at most 72 bytes');
     });
 
     test('refuses values of the wrong JSON type with 400, listing each field', async () => {
-      const res = await register(superAdmin, {
+      const res = await register(registration.superAdmin, {
         name: 12345,
         email: { address: 'a@example.test' },
         password: ['N3wUserPass'],
@@ -231,18 +228,18 @@ describe('POST /api/auth/register validation and name mapping', () => {
 
     test('keeps spaces around a password: it is not trimmed', async () => {
       const body = minimal({ password: '  Spaced1  ' });
-      expect((await register(superAdmin, body)).status).toBe(201);
+      expect((await register(registration.superAdmin, body)).status).toBe(201);
       expectError(await login(ctx, { email: body.email, password: 'Spaced1' }), 401, 'Invalid credentials');
       expect((await login(ctx, { email: body.email, password: '  Spaced1  ' })).status).toBe(200);
     });
 
     test('refuses a name that is only spaces', async () => {
-      expect(failingFields(await register(superAdmin, minimal({ name: '   ' })))).toEqual(['name']);
+      expect(failingFields(await register(registration.superAdmin, minimal({ name: '   ' })))).toEqual(['name']);
     });
 
     test('ignores fields that register does not take', async () => {
       const body = minimal({ is_active: false, role_id: 1, password_hash: 'x', token_version: 9, status: 'busy' });
-      const res = await register(superAdmin, body);
+      const res = await register(registration.superAdmin, body);
       expect(res.status).toBe(201);
       const row = await userRow(ctx, res.body.data.user.id);
       expect(Number(row.role_id)).toBe(3);

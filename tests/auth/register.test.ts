@@ -1,23 +1,19 @@
 import bcrypt from 'bcrypt';
 import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { bearer, createOrganization, createUser, unique, type TestUser } from '../helpers/factory';
-import { expectError, failingFields, ISO_MS, login, messageFor, registerAs, registerBody, uniqueEmail, userRow } from './auth-support';
+import { bearer, createOrganization, createUser, unique } from '../helpers/factory';
+import { expectError, failingFields, ISO_MS, login, messageFor, registrationFixture, registerBody, uniqueEmail, userRow } from './auth-support';
 
 describe('POST /api/auth/register', () => {
   const ctx = setupTestContext();
-  let superAdmin: TestUser;
-  beforeAll(async () => {
-    superAdmin = await createUser(ctx, { role: 'Super_admin' });
-  });
-
-  const register = (actor: { token: string }, body: Record<string, unknown>) => registerAs(ctx, actor, body);
+  const registration = registrationFixture(ctx);
+  const { register } = registration;
   const minimal = registerBody;
 
   describe('success', () => {
     test('answers 201 `User registered successfully` with the register shape', async () => {
       const body = minimal({ rank: 'Captain', branch: 'Signals', phone: '01711111111' });
-      const res = await register(superAdmin, body);
+      const res = await register(registration.superAdmin, body);
 
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ status: 'success', message: 'User registered successfully' });
@@ -46,7 +42,7 @@ describe('POST /api/auth/register', () => {
 
     test('stores the user with a bcrypt hash of the password, never the password itself', async () => {
       const body = minimal();
-      const res = await register(superAdmin, body);
+      const res = await register(registration.superAdmin, body);
       const row = await userRow(ctx, res.body.data.user.id);
       expect(row.password_hash).not.toBe(body.password);
       expect(String(row.password_hash)).toMatch(/^\$2b\$04\$/);
@@ -56,7 +52,7 @@ describe('POST /api/auth/register', () => {
 
     test('lets the registered user sign in with the given password', async () => {
       const body = minimal();
-      const res = await register(superAdmin, body);
+      const res = await register(registration.superAdmin, body);
       const signIn = await login(ctx, { email: body.email, password: body.password });
       expect(signIn.status).toBe(200);
       expect(signIn.body.data.user.id).toBe(res.body.data.user.id);
@@ -64,20 +60,20 @@ describe('POST /api/auth/register', () => {
 
     test('stores the e-mail in lower case', async () => {
       const email = uniqueEmail('MiXeD').replace('mixed', 'MiXeD');
-      const res = await register(superAdmin, minimal({ email }));
+      const res = await register(registration.superAdmin, minimal({ email }));
       expect(res.status).toBe(201);
       expect(res.body.data.user.email).toBe(email.toLowerCase());
       expect((await userRow(ctx, res.body.data.user.id)).email).toBe(email.toLowerCase());
     });
 
     test('gives the role `User` when no role is named', async () => {
-      const res = await register(superAdmin, minimal());
+      const res = await register(registration.superAdmin, minimal());
       expect(res.body.data.user.role).toBe('User');
       expect(Number((await userRow(ctx, res.body.data.user.id)).role_id)).toBe(3);
     });
 
     test('answers null rank and branch when none is given', async () => {
-      const res = await register(superAdmin, minimal());
+      const res = await register(registration.superAdmin, minimal());
       expect(res.status).toBe(201);
       expect(res.body.data.user.rank).toBeNull();
       expect(res.body.data.user.branch).toBeNull();
@@ -91,7 +87,7 @@ describe('POST /api/auth/register', () => {
         mobile: '01811111111',
         alternative_mobile: '01911111111',
       });
-      const res = await register(superAdmin, body);
+      const res = await register(registration.superAdmin, body);
       expect(res.status).toBe(201);
       expect(await userRow(ctx, res.body.data.user.id)).toMatchObject({
         branch: 'Branch A',
@@ -131,7 +127,7 @@ describe('POST /api/auth/register', () => {
     });
 
     test('lets a Super_admin register a Super_admin', async () => {
-      const res = await register(superAdmin, minimal({ role: 'Super_admin' }));
+      const res = await register(registration.superAdmin, minimal({ role: 'Super_admin' }));
       expect(res.status).toBe(201);
       expect(res.body.data.user.role).toBe('Super_admin');
     });
@@ -154,12 +150,12 @@ describe('POST /api/auth/register', () => {
     test('lets a Super_admin place the new user into another organization', async () => {
       const created = await request(ctx.app)
         .post('/api/organizations')
-        .set(bearer(superAdmin))
+        .set(bearer(registration.superAdmin))
         .send({ name: unique('Org '), code: unique('OC').slice(0, 20) });
       expect(created.status).toBe(201);
       const organizationId = Number(created.body.data.organization.id);
 
-      const res = await register(superAdmin, minimal({ organization_id: organizationId }));
+      const res = await register(registration.superAdmin, minimal({ organization_id: organizationId }));
       expect(res.status).toBe(201);
       expect(Number((await userRow(ctx, res.body.data.user.id)).organization_id)).toBe(organizationId);
     });
@@ -176,7 +172,7 @@ describe('POST /api/auth/register', () => {
     test('refuses an unknown organization_id from a Super_admin on field organization_id', async () => {
       const organizationId = await createOrganization(ctx);
       await ctx.db('organizations').where({ id: organizationId }).delete();
-      const res = await register(superAdmin, minimal({ organization_id: organizationId }));
+      const res = await register(registration.superAdmin, minimal({ organization_id: organizationId }));
       expect(failingFields(res)).toEqual(['organization_id']);
       expect(messageFor(res, 'organization_id')).toBe('Unknown organization');
     });
@@ -187,21 +183,21 @@ describe('POST /api/auth/register', () => {
       ['a word', 'one'],
       ['an object', { id: 1 }],
     ])('refuses %s as organization_id', async (_label, organizationId) => {
-      expect(failingFields(await register(superAdmin, minimal({ organization_id: organizationId })))).toEqual(['organization_id']);
+      expect(failingFields(await register(registration.superAdmin, minimal({ organization_id: organizationId })))).toEqual(['organization_id']);
     });
   });
 
   describe('duplicates', () => {
     test('refuses a taken e-mail with 409 `User with this email already exists`', async () => {
       const existing = await createUser(ctx);
-      const res = await register(superAdmin, minimal({ email: existing.email }));
+      const res = await register(registration.superAdmin, minimal({ email: existing.email }));
       expectError(res, 409, 'User with this email already exists');
     });
 
     test('refuses a taken e-mail written in another case with 409', async () => {
       const existing = await createUser(ctx);
       expectError(
-        await register(superAdmin, minimal({ email: existing.email.toUpperCase() })),
+        await register(registration.superAdmin, minimal({ email: existing.email.toUpperCase() })),
         409,
         'User with this email already exists',
       );
@@ -210,14 +206,14 @@ describe('POST /api/auth/register', () => {
     test('refuses a taken service number with 409 `User with this service number already exists`', async () => {
       const existing = await createUser(ctx);
       const body = minimal({ service_no: existing.service_no });
-      expectError(await register(superAdmin, body), 409, 'User with this service number already exists');
+      expectError(await register(registration.superAdmin, body), 409, 'User with this service number already exists');
       expect(await ctx.db('users').where({ email: body.email }).first('id')).toBeUndefined();
     });
 
     test('refuses a taken service number of a deactivated user', async () => {
       const existing = await createUser(ctx, { is_active: false });
       expectError(
-        await register(superAdmin, minimal({ service_no: existing.service_no })),
+        await register(registration.superAdmin, minimal({ service_no: existing.service_no })),
         409,
         'User with this service number already exists',
       );
@@ -225,7 +221,7 @@ describe('POST /api/auth/register', () => {
 
     test('registers only one of two concurrent registrations of the same e-mail', async () => {
       const email = uniqueEmail('race');
-      const results = await Promise.all([register(superAdmin, minimal({ email })), register(superAdmin, minimal({ email }))]);
+      const results = await Promise.all([register(registration.superAdmin, minimal({ email })), register(registration.superAdmin, minimal({ email }))]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
       expect(await ctx.db('users').where({ email }).count({ n: '*' }).first()).toMatchObject({ n: 1 });
     });

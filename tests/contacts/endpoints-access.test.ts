@@ -1,7 +1,8 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { anyDesignationId, bearer, createUnit, createUser, unique, type RoleName, type TestUser } from '../helpers/factory';
+import { bearer, createUnit, createUser, unique, type RoleName, type TestUser } from '../helpers/factory';
 import { treeProblems } from '../helpers/tree';
+import { contactsFixture } from './contacts-support';
 
 /**
  * Who may call which /api/contacts endpoint (spec 4.2, 5.6; DECISIONS 2): the role matrix,
@@ -9,27 +10,7 @@ import { treeProblems } from '../helpers/tree';
  */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-let designationId: number;
-beforeAll(async () => {
-  designationId = await anyDesignationId(ctx);
-});
-
-function contactBody(unitId: number, extra: Record<string, unknown> = {}) {
-  const tag = unique('acc').toLowerCase();
-  return {
-    name: `Access ${tag}`,
-    service_no: tag.slice(0, 50),
-    unit_id: unitId,
-    designation_id: designationId,
-    phone: '01711111111',
-    email: `${tag}@example.test`,
-    ...extra,
-  };
-}
-
-const row = (id: number) => ctx.db('users').where({ id }).first();
+const { api, contactBody, row } = contactsFixture(ctx, { references: true });
 
 /** A unit of the test's own with a caller of `role`, a root contact and a child of it. */
 async function world(role: RoleName) {

@@ -1,27 +1,14 @@
-import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { bearer, createUnit, createUser, type TestUser } from '../helpers/factory';
+import { bearer, createUnit, createUser } from '../helpers/factory';
 import { treeProblems } from '../helpers/tree';
+import { contactsFixture, expectRefusal } from './contacts-support';
 
 /** POST /api/contacts/bulk-delete and /bulk-move (spec 4.2 #12-13; DECISIONS 1, 5). */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-let admin: TestUser;
-beforeAll(async () => {
-  admin = await createUser(ctx, { role: 'Super_admin' });
-});
-
-const bulkDelete = (contactIds: unknown[]) => api().post('/api/contacts/bulk-delete').set(bearer(admin)).send({ contactIds });
-const bulkMove = (contactIds: unknown[], parent_id: number | null) =>
-  api().post('/api/contacts/bulk-move').set(bearer(admin)).send({ contactIds, parent_id });
-const row = (id: number) => ctx.db('users').where({ id }).first();
+const fx = contactsFixture(ctx, { admin: 'Super_admin' });
+const { api, bulkDelete, bulkMove, row, parentOf } = fx;
 const isActive = async (id: number) => Boolean(Number((await row(id)).is_active));
-const parentOf = async (id: number) => {
-  const p = (await row(id)).parent_id;
-  return p === null ? null : Number(p);
-};
 const parentsOf = async (ids: number[]) => Promise.all(ids.map(parentOf));
 
 /** A unit with  A -> (B -> (C, D)), E -> F  (A and E roots). */
@@ -86,7 +73,7 @@ describe('POST /api/contacts/bulk-delete', () => {
     expect(await parentsOf([t.c.id, t.d.id, t.f.id])).toEqual([null, null, null]);
     expect(await parentOf(t.b.id)).toBe(t.a.id);
     for (const id of [t.c.id, t.d.id, t.f.id]) expect(await isActive(id)).toBe(true);
-    const list = await api().get('/api/contacts').query({ unit_id: t.unit.id, format: 'flat' }).set(bearer(admin));
+    const list = await api().get('/api/contacts').query({ unit_id: t.unit.id, format: 'flat' }).set(bearer(fx.admin));
     expect(list.body.data.contacts.map((c: { name: string; level: number }) => [c.name, c.level])).toEqual([
       ['Charlie', 0],
       ['Delta', 0],
@@ -161,13 +148,7 @@ describe('POST /api/contacts/bulk-move', () => {
     const t = await unitTree();
     const stranger = await createUser(ctx, { unit_id: (await createUnit(ctx)).id });
     const before = await parentsOf(t.all);
-    const res = await bulkMove([t.c.id, t.f.id], stranger.id);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      status: 'error',
-      message: 'Parent must belong to the same unit',
-      errors: [{ field: 'parent_id', message: 'Parent must belong to the same unit' }],
-    });
+    expectRefusal(await bulkMove([t.c.id, t.f.id], stranger.id), 'parent_id', 'Parent must belong to the same unit');
     expect(await parentsOf(t.all)).toEqual(before);
   });
 
@@ -213,7 +194,7 @@ describe('POST /api/contacts/bulk-move', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.movedCount).toBe(2);
     expect(await parentsOf([t.a.id, t.c.id, t.b.id, t.d.id])).toEqual([t.e.id, t.e.id, t.a.id, t.b.id]);
-    const tree = await api().get(`/api/contacts/unit/${t.unit.id}`).query({ format: 'hierarchical' }).set(bearer(admin));
+    const tree = await api().get(`/api/contacts/unit/${t.unit.id}`).query({ format: 'hierarchical' }).set(bearer(fx.admin));
     expect(tree.body.data.contacts.map((c: { path: string }) => c.path)).toEqual([
       'Echo',
       'Echo > Alpha',

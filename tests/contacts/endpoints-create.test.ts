@@ -1,57 +1,16 @@
-import request from 'supertest';
 import { insertContact } from '../../src/modules/contacts/contacts.writer';
 import { lockDirectory } from '../../src/modules/contacts/tree-order';
 import { isMysql } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
-import { anyDesignationId, bearer, createDepartment, createOrganization, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
+import { bearer, createDepartment, createOrganization, createUnit, createUser, unique } from '../helpers/factory';
 import { treeProblems } from '../helpers/tree';
+import { CONTACT_FIELDS, INTERNAL_FIELDS, ISO_MS, contactsFixture, expectRefusal, type ContactBody } from './contacts-support';
 
 /** POST /api/contacts (spec 2.4, 4.2 #3; DECISIONS 1, 3, 5). */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const CONTACT_FIELDS = [
-  'id', 'name', 'rank_id', 'rank_name', 'service_no', 'unit_id', 'unit_name', 'unit_code', 'department_id', 'department_name',
-  'designation_id', 'designation_name', 'phone', 'mobile', 'alternative_mobile', 'email', 'parent_id', 'parent_name',
-  'is_active', 'role_id', 'role_name', 'avatar', 'status', 'last_seen', 'created_at', 'updated_at',
-];
-const INTERNAL_FIELDS = ['password_hash', 'password', 'token_version', 'organization_id', 'sort_name', 'tree_ord', 'depth'];
-
-let admin: TestUser;
-let designation: { id: number; name: string };
-let rank: { id: number; name: string };
-beforeAll(async () => {
-  admin = await createUser(ctx, { role: 'Super_admin' });
-  designation = await ctx.db('designations').where({ id: await anyDesignationId(ctx) }).first('id', 'name');
-  designation.id = Number(designation.id);
-  rank = await ctx.db('ranks').orderBy('id').first('id', 'name');
-  rank.id = Number(rank.id);
-});
-
-function contactBody(unitId: number, extra: Record<string, unknown> = {}): Record<string, unknown> & { name: string; email: string; service_no: string; phone: string } {
-  const tag = unique('crud').toLowerCase();
-  return {
-    name: `Crud ${tag}`,
-    service_no: tag.slice(0, 50),
-    unit_id: unitId,
-    designation_id: designation.id,
-    phone: '01711111111',
-    email: `${tag}@example.test`,
-    ...extra,
-  };
-}
-
-const create = (body: Record<string, unknown>, caller: TestUser = admin) => api().post('/api/contacts').set(bearer(caller)).send(body);
-const row = (id: number) => ctx.db('users').where({ id }).first();
-const login = (email: string, password: string) => api().post('/api/auth/login').send({ email, password });
-
-async function createOk(body: Record<string, unknown>) {
-  const res = await create(body);
-  expect(res.status).toBe(201);
-  return res.body.data.contact as Record<string, unknown> & { id: number };
-}
+const fx = contactsFixture(ctx, { admin: 'Super_admin', references: true });
+const { api, contactBody, create, createOk, row, login } = fx;
 
 describe('POST /api/contacts', () => {
   test('answers 201 with every field of spec 2.4, typed, and the unit tree', async () => {
@@ -60,7 +19,7 @@ describe('POST /api/contacts', () => {
     const department = await createDepartment(ctx, unit.id);
     const parent = await createOk(contactBody(unit.id, { name: `Parent ${unique()}` }));
     const body = contactBody(unit.id, {
-      rank_id: rank.id,
+      rank_id: fx.rank.id,
       department_id: department.id,
       mobile: '01822222222',
       alternative_mobile: '01933333333',
@@ -83,16 +42,16 @@ describe('POST /api/contacts', () => {
       ...c,
       id: expect.any(Number),
       name: body.name,
-      rank_id: rank.id,
-      rank_name: rank.name,
+      rank_id: fx.rank.id,
+      rank_name: fx.rank.name,
       service_no: body.service_no,
       unit_id: unit.id,
       unit_name: unit.name,
       unit_code: unitRow.code,
       department_id: department.id,
       department_name: department.name,
-      designation_id: designation.id,
-      designation_name: designation.name,
+      designation_id: fx.designation.id,
+      designation_name: fx.designation.name,
       phone: body.phone,
       mobile: body.mobile,
       alternative_mobile: body.alternative_mobile,
@@ -184,15 +143,15 @@ describe('POST /api/contacts', () => {
     const r = await row(c.id);
     expect(Boolean(Number(r.is_active))).toBe(true);
     expect(r.password_hash).toBeNull();
-    expect(Number(r.organization_id)).toBe(admin.organization_id);
+    expect(Number(r.organization_id)).toBe(fx.admin.organization_id);
     expect(Number(r.token_version)).toBe(0);
     expect(Number(r.depth)).toBe(0);
   });
 
   test.each([
-    ['service number', (b: ReturnType<typeof contactBody>, taken: ReturnType<typeof contactBody>) => ({ ...b, service_no: taken.service_no })],
-    ['e-mail', (b: ReturnType<typeof contactBody>, taken: ReturnType<typeof contactBody>) => ({ ...b, email: taken.email })],
-    ['e-mail in other letter case', (b: ReturnType<typeof contactBody>, taken: ReturnType<typeof contactBody>) => ({ ...b, email: taken.email.toUpperCase() })],
+    ['service number', (b: ContactBody, taken: ContactBody) => ({ ...b, service_no: taken.service_no })],
+    ['e-mail', (b: ContactBody, taken: ContactBody) => ({ ...b, email: taken.email })],
+    ['e-mail in other letter case', (b: ContactBody, taken: ContactBody) => ({ ...b, email: taken.email.toUpperCase() })],
   ])('a duplicate %s answers 400 `Service number or email already exists`', async (_what, clash) => {
     const unit = await createUnit(ctx);
     const taken = contactBody(unit.id);
@@ -216,13 +175,7 @@ describe('POST /api/contacts', () => {
     const unit = await createUnit(ctx);
     const stranger = await createUser(ctx, { unit_id: (await createUnit(ctx)).id });
     const body = contactBody(unit.id, { parent_id: stranger.id });
-    const res = await create(body);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      status: 'error',
-      message: 'Parent must belong to the same unit',
-      errors: [{ field: 'parent_id', message: 'Parent must belong to the same unit' }],
-    });
+    expectRefusal(await create(body), 'parent_id', 'Parent must belong to the same unit');
     expect(await ctx.db('users').where({ email: body.email }).first()).toBeUndefined();
   });
 
@@ -267,7 +220,7 @@ describe('names with control characters', () => {
     expect(withTab.name).toBe('Same\tname');
     if (isMysql()) return; // see the next test: on MySQL the order is checked without committing
     const plain = await createOk(contactBody(unit.id, { name: 'Same', parent_id: parent.id }));
-    const kids = await api().get('/api/contacts').query({ parent_id: parent.id, format: 'flat' }).set(bearer(admin));
+    const kids = await api().get('/api/contacts').query({ parent_id: parent.id, format: 'flat' }).set(bearer(fx.admin));
     expect(kids.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([plain.id, withTab.id]);
     expect(await treeProblems(ctx.db)).toEqual([]);
   });
@@ -289,7 +242,7 @@ describe('names with control characters', () => {
             email: `${unique('pad')}@example.test`.toLowerCase(),
             service_no: unique('pad'),
             unit_id: unit.id,
-            designation_id: designation.id,
+            designation_id: fx.designation.id,
             phone: '0100',
           });
         ids = [await make(`${tag}`), await make(`${tag}\tz`)];

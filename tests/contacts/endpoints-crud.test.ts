@@ -1,52 +1,13 @@
-import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { anyDesignationId, bearer, createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
+import { bearer, createDepartment, createUnit, createUser, unique } from '../helpers/factory';
 import { treeProblems } from '../helpers/tree';
+import { ISO_MS, contactsFixture } from './contacts-support';
 
 /** Get, update and delete of /api/contacts (spec 2.4, 4.2 #2, #4, #5; DECISIONS 1, 3, 5). */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-let admin: TestUser;
-let designation: { id: number; name: string };
-let rank: { id: number; name: string };
-beforeAll(async () => {
-  admin = await createUser(ctx, { role: 'Super_admin' });
-  designation = await ctx.db('designations').where({ id: await anyDesignationId(ctx) }).first('id', 'name');
-  designation.id = Number(designation.id);
-  rank = await ctx.db('ranks').orderBy('id').first('id', 'name');
-  rank.id = Number(rank.id);
-});
-
-function contactBody(unitId: number, extra: Record<string, unknown> = {}): Record<string, unknown> & { name: string; email: string; service_no: string; phone: string } {
-  const tag = unique('crud').toLowerCase();
-  return {
-    name: `Crud ${tag}`,
-    service_no: tag.slice(0, 50),
-    unit_id: unitId,
-    designation_id: designation.id,
-    phone: '01711111111',
-    email: `${tag}@example.test`,
-    ...extra,
-  };
-}
-
-const create = (body: Record<string, unknown>, caller: TestUser = admin) => api().post('/api/contacts').set(bearer(caller)).send(body);
-const update = (id: number, body: Record<string, unknown>, caller: TestUser = admin) =>
-  api().put(`/api/contacts/${id}`).set(bearer(caller)).send(body);
-const get = (id: number, caller: TestUser = admin) => api().get(`/api/contacts/${id}`).set(bearer(caller));
-const remove = (id: number, caller: TestUser = admin) => api().delete(`/api/contacts/${id}`).set(bearer(caller));
-const row = (id: number) => ctx.db('users').where({ id }).first();
-const login = (email: string, password: string) => api().post('/api/auth/login').send({ email, password });
-
-async function createOk(body: Record<string, unknown>) {
-  const res = await create(body);
-  expect(res.status).toBe(201);
-  return res.body.data.contact as Record<string, unknown> & { id: number };
-}
+const fx = contactsFixture(ctx, { admin: 'Super_admin', references: true });
+const { api, contactBody, create, createOk, update, get, remove, row, login } = fx;
 
 describe('GET /api/contacts/:id', () => {
   test('answers 200 `Contact retrieved successfully` with the contact', async () => {
@@ -72,7 +33,7 @@ describe('PUT /api/contacts/:id', () => {
     const unit = await createUnit(ctx);
     const department = await createDepartment(ctx, unit.id);
     const created = await createOk(
-      contactBody(unit.id, { mobile: '0181', alternative_mobile: '0191', rank_id: rank.id, department_id: department.id, avatar: 'https://e.test/a.png' }),
+      contactBody(unit.id, { mobile: '0181', alternative_mobile: '0191', rank_id: fx.rank.id, department_id: department.id, avatar: 'https://e.test/a.png' }),
     );
     const res = await update(created.id, { phone: '0999', status: 'online' });
     expect(res.status).toBe(200);
@@ -91,7 +52,7 @@ describe('PUT /api/contacts/:id', () => {
     const created = await createOk(contactBody(unit.id));
     const changes = {
       ...contactBody(unit.id),
-      rank_id: rank.id,
+      rank_id: fx.rank.id,
       department_id: department.id,
       mobile: '0182',
       alternative_mobile: '0192',
@@ -106,7 +67,7 @@ describe('PUT /api/contacts/:id', () => {
       ...changes,
       id: created.id,
       department_name: department.name,
-      rank_name: rank.name,
+      rank_name: fx.rank.name,
       parent_name: parent.name,
       role_name: 'Admin',
     });
@@ -117,7 +78,7 @@ describe('PUT /api/contacts/:id', () => {
     const unit = await createUnit(ctx);
     const department = await createDepartment(ctx, unit.id);
     const created = await createOk(
-      contactBody(unit.id, { mobile: '0181', alternative_mobile: '0191', rank_id: rank.id, department_id: department.id, avatar: 'https://e.test/a.png' }),
+      contactBody(unit.id, { mobile: '0181', alternative_mobile: '0191', rank_id: fx.rank.id, department_id: department.id, avatar: 'https://e.test/a.png' }),
     );
     const res = await update(created.id, { mobile: null, alternative_mobile: null, rank_id: null, department_id: null, avatar: null });
     expect(res.status).toBe(200);
@@ -259,7 +220,7 @@ describe('DELETE /api/contacts/:id', () => {
     expect((await get(b.id)).body.data.contact).toMatchObject({ parent_id: null, is_active: true });
     expect((await get(grandchild.id)).body.data.contact).toMatchObject({ parent_id: a.id });
     expect(Number((await row(middle.id)).parent_id)).toBe(top.id);
-    const children = await api().get(`/api/contacts/${top.id}/children`).set(bearer(admin));
+    const children = await api().get(`/api/contacts/${top.id}/children`).set(bearer(fx.admin));
     expect(children.body.data.total).toBe(0);
     expect(await treeProblems(ctx.db)).toEqual([]);
   });
@@ -278,7 +239,7 @@ describe('DELETE /api/contacts/:id', () => {
     const unit = await createUnit(ctx);
     const target = await createUser(ctx, { unit_id: unit.id });
     expect((await remove(target.id)).status).toBe(200);
-    const list = await api().get('/api/contacts').query({ unit_id: unit.id, format: 'flat' }).set(bearer(admin));
+    const list = await api().get('/api/contacts').query({ unit_id: unit.id, format: 'flat' }).set(bearer(fx.admin));
     expect(list.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([]);
     const created = await create(contactBody(unit.id));
     expect(created.body.data.tree.map((n: { id: number }) => n.id)).toEqual([created.body.data.contact.id]);

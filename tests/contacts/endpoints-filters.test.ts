@@ -1,6 +1,5 @@
-import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { bearer, createDepartment, createUnit, createUser, type TestUser } from '../helpers/factory';
+import { ISO_MS, contactsFixture, nameTree, sampleDirectory, statistics, type SampleDirectory } from './contacts-support';
 
 /**
  * GET /api/contacts: each filter narrows the set, the statistics count the filtered set (not the
@@ -8,49 +7,10 @@ import { bearer, createDepartment, createUnit, createUser, type TestUser } from 
  */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-let reader: TestUser;
-beforeAll(async () => {
-  reader = await createUser(ctx);
-});
-
-const list = (query: Record<string, unknown>) => api().get('/api/contacts').query(query).set(bearer(reader));
+const { list } = contactsFixture(ctx, { reader: true });
 const flatIds = async (query: Record<string, unknown>) =>
   (await list({ ...query, format: 'flat' })).body.data.contacts.map((c: { id: number }) => c.id);
-
-/**
- * A unit of its own:
- *   Alpha (Super_admin, D1) -> Bravo (Admin, D1) -> Charlie (User, D2)
- *                           -> Delta (User, no department)
- *   Echo (User, D2)
- *   Foxtrot (User, inactive)
- * and a second unit holding Golf, so the unit filter has something to leave out.
- */
-async function directory() {
-  const unit = await createUnit(ctx);
-  const d1 = await createDepartment(ctx, unit.id);
-  const d2 = await createDepartment(ctx, unit.id);
-  const phone = `0${String(Date.now() % 1e9)}${Math.floor(Math.random() * 100)}`;
-  const alpha = await createUser(ctx, { unit_id: unit.id, name: 'Alpha', role: 'Super_admin', department_id: d1.id });
-  const bravo = await createUser(ctx, { unit_id: unit.id, name: 'Bravo', role: 'Admin', department_id: d1.id, parent_id: alpha.id });
-  const charlie = await createUser(ctx, { unit_id: unit.id, name: 'Charlie', department_id: d2.id, parent_id: bravo.id, phone });
-  const delta = await createUser(ctx, { unit_id: unit.id, name: 'Delta', parent_id: alpha.id });
-  const echo = await createUser(ctx, { unit_id: unit.id, name: 'Echo', department_id: d2.id });
-  const foxtrot = await createUser(ctx, { unit_id: unit.id, name: 'Foxtrot', is_active: false });
-  const other = await createUnit(ctx);
-  const golf = await createUser(ctx, { unit_id: other.id, name: 'Golf' });
-  return { unit, other, d1, d2, alpha, bravo, charlie, delta, echo, foxtrot, golf, phone };
-}
-
-const stats = (total: number, roots: number, supers: number, admins: number) => ({
-  total_contacts: total,
-  root_contacts: roots,
-  child_contacts: total - roots,
-  super_admins: supers,
-  admins,
-  regular_users: total - supers - admins,
-});
+const directory = () => sampleDirectory(ctx);
 
 describe('GET /api/contacts', () => {
   test('answers `Contacts retrieved successfully` with contacts, statistics, pagination and filters', async () => {
@@ -59,7 +19,7 @@ describe('GET /api/contacts', () => {
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     expect(res.body.message).toBe('Contacts retrieved successfully');
-    expect(res.body.data.statistics).toEqual(stats(5, 2, 1, 1));
+    expect(res.body.data.statistics).toEqual(statistics(5, 2, 1, 1));
     expect(res.body.data.pagination).toEqual({ page: 1, limit: 100, total: 5, format: 'tree' });
     expect(res.body.data.filters).toMatchObject({
       search: '',
@@ -70,9 +30,7 @@ describe('GET /api/contacts', () => {
       role_filter: 'all',
     });
     // default format: tree
-    const names = (nodes: Array<{ name: string; children: unknown[] }>): unknown =>
-      nodes.map((n) => [n.name, names(n.children as Array<{ name: string; children: unknown[] }>)]);
-    expect(names(res.body.data.contacts)).toEqual([
+    expect(nameTree(res.body.data.contacts)).toEqual([
       ['Alpha', [['Bravo', [['Charlie', []]]], ['Delta', []]]],
       ['Echo', []],
     ]);
@@ -88,7 +46,7 @@ describe('GET /api/contacts', () => {
     const d = await directory();
     const res = await list({ unit_id: d.unit.id, department_id: d.d1.id, format: 'flat' });
     expect(res.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.alpha.id, d.bravo.id]);
-    expect(res.body.data.statistics).toEqual(stats(2, 1, 1, 1));
+    expect(res.body.data.statistics).toEqual(statistics(2, 1, 1, 1));
     expect(res.body.data.filters).toMatchObject({ unit_id: String(d.unit.id), department_id: String(d.d1.id), tree: false });
     expect(await flatIds({ department_id: d.d2.id })).toEqual([d.charlie.id, d.echo.id]);
   });
@@ -102,7 +60,7 @@ describe('GET /api/contacts', () => {
     const d = await directory();
     const res = await list({ unit_id: d.unit.id, role_filter: roleFilter, format: 'flat' });
     expect(res.body.data.contacts.map((c: { id: number }) => c.id)).toEqual(keys.map((k) => d[k].id));
-    expect(res.body.data.statistics).toEqual(stats(total, roots, supers, admins));
+    expect(res.body.data.statistics).toEqual(statistics(total, roots, supers, admins));
     expect(res.body.data.filters.role_filter).toBe(roleFilter);
   });
 
@@ -113,7 +71,7 @@ describe('GET /api/contacts', () => {
       d.alpha.id, d.bravo.id, d.charlie.id, d.delta.id, d.echo.id, d.foxtrot.id,
     ]);
     expect(res.body.data.contacts[5]).toMatchObject({ name: 'Foxtrot', is_active: false });
-    expect(res.body.data.statistics).toEqual(stats(6, 3, 1, 1));
+    expect(res.body.data.statistics).toEqual(statistics(6, 3, 1, 1));
     expect(res.body.data.filters.include_inactive).toBe(true);
   });
 
@@ -127,9 +85,9 @@ describe('GET /api/contacts', () => {
   test.each([
     ['name', () => 'charli', ['charlie']],
     ['name, any letter case', () => 'ELTA', ['delta']],
-    ['email', (d: Awaited<ReturnType<typeof directory>>) => d.echo.email, ['echo']],
-    ['service_no', (d: Awaited<ReturnType<typeof directory>>) => d.bravo.service_no.toUpperCase(), ['bravo']],
-    ['phone', (d: Awaited<ReturnType<typeof directory>>) => d.phone, ['charlie']],
+    ['email', (d: SampleDirectory) => d.echo.email, ['echo']],
+    ['service_no', (d: SampleDirectory) => d.bravo.service_no.toUpperCase(), ['bravo']],
+    ['phone', (d: SampleDirectory) => d.phone, ['charlie']],
   ] as const)('search narrows the set by %s and the statistics count the matches', async (_what, termOf, keys) => {
     const d = await directory();
     const term = termOf(d);
@@ -145,19 +103,17 @@ describe('GET /api/contacts', () => {
     // every generated e-mail holds an "a" (example.test): the role filter alone decides
     const res = await list({ unit_id: d.unit.id, search: 'a', role_filter: 'user', format: 'flat' });
     expect(res.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.charlie.id, d.delta.id, d.echo.id]);
-    expect(res.body.data.statistics).toEqual(stats(3, 1, 0, 0));
+    expect(res.body.data.statistics).toEqual(statistics(3, 1, 0, 0));
   });
 
   test('parent_id lists the subtree below that contact, its direct children at the top level', async () => {
     const d = await directory();
     const res = await list({ parent_id: d.alpha.id });
-    const names = (nodes: Array<{ name: string; children: unknown[] }>): unknown =>
-      nodes.map((n) => [n.name, names(n.children as Array<{ name: string; children: unknown[] }>)]);
-    expect(names(res.body.data.contacts)).toEqual([
+    expect(nameTree(res.body.data.contacts)).toEqual([
       ['Bravo', [['Charlie', []]]],
       ['Delta', []],
     ]);
-    expect(res.body.data.statistics).toEqual(stats(3, 0, 0, 1));
+    expect(res.body.data.statistics).toEqual(statistics(3, 0, 0, 1));
     expect(res.body.data.pagination.total).toBe(3);
     expect(await flatIds({ parent_id: d.bravo.id })).toEqual([d.charlie.id]);
     expect(await flatIds({ parent_id: d.charlie.id })).toEqual([]);
@@ -174,7 +130,7 @@ describe('GET /api/contacts', () => {
     const d = await directory();
     const res = await list({ unit_id: d.unit.id, limit: 2, page: 2, format: 'flat' });
     expect(res.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.charlie.id, d.delta.id]);
-    expect(res.body.data.statistics).toEqual(stats(5, 2, 1, 1));
+    expect(res.body.data.statistics).toEqual(statistics(5, 2, 1, 1));
     expect(res.body.data.pagination).toEqual({ page: 2, limit: 2, total: 5, format: 'flat' });
     const last = await list({ unit_id: d.unit.id, limit: 2, page: 3, format: 'flat' });
     expect(last.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.echo.id]);
@@ -187,7 +143,7 @@ describe('GET /api/contacts', () => {
     const d = await directory();
     const res = await list({ unit_id: d.unit.id, search: 'a', limit: 1, format: 'flat' });
     expect(res.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.alpha.id]);
-    expect(res.body.data.statistics).toEqual(stats(5, 2, 1, 1));
+    expect(res.body.data.statistics).toEqual(statistics(5, 2, 1, 1));
     expect(res.body.data.pagination.total).toBe(5);
   });
 
@@ -225,7 +181,7 @@ describe('GET /api/contacts', () => {
       role_id: 2,
       role_name: 'Admin',
       is_active: true,
-      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      created_at: expect.stringMatching(ISO_MS),
     });
   });
 });

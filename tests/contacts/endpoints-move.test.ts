@@ -1,25 +1,14 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { bearer, createDepartment, createUnit, createUser, type TestUser } from '../helpers/factory';
+import { bearer, createDepartment, createUnit, createUser } from '../helpers/factory';
 import { treeProblems } from '../helpers/tree';
+import { contactsFixture, expectRefusal, nameTree } from './contacts-support';
 
 /** PUT /api/contacts/:id/move and the parent and unit rules of PUT /api/contacts/:id (spec 4.2 #11; DECISIONS 5). */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-let admin: TestUser;
-beforeAll(async () => {
-  admin = await createUser(ctx, { role: 'Admin' });
-});
-
-const move = (id: number, parent_id: unknown) => api().put(`/api/contacts/${id}/move`).set(bearer(admin)).send({ parent_id });
-const update = (id: number, body: Record<string, unknown>) => api().put(`/api/contacts/${id}`).set(bearer(admin)).send(body);
-const row = (id: number) => ctx.db('users').where({ id }).first();
-const parentOf = async (id: number) => {
-  const p = (await row(id)).parent_id;
-  return p === null ? null : Number(p);
-};
+const fx = contactsFixture(ctx, { admin: 'Admin' });
+const { api, move, update, row, parentOf } = fx;
 
 /** A unit with  A -> (B -> D), C  (A and C roots). */
 async function unitTree() {
@@ -31,10 +20,7 @@ async function unitTree() {
   return { unit, a, b, c, d };
 }
 
-function refusal(res: request.Response, message: string) {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ status: 'error', message, errors: [{ field: 'parent_id', message }] });
-}
+const refusal = (res: request.Response, message: string) => expectRefusal(res, 'parent_id', message);
 
 describe('PUT /api/contacts/:id/move', () => {
   test('answers 200 `Contact moved successfully` with the contact and the unit tree', async () => {
@@ -44,9 +30,7 @@ describe('PUT /api/contacts/:id/move', () => {
     expect(res.body.status).toBe('success');
     expect(res.body.message).toBe('Contact moved successfully');
     expect(res.body.data.contact).toMatchObject({ id: t.b.id, parent_id: t.c.id, parent_name: 'Charlie', unit_id: t.unit.id, is_active: true });
-    const shape = (nodes: Array<{ name: string; children: unknown[] }>): unknown =>
-      nodes.map((n) => [n.name, shape(n.children as Array<{ name: string; children: unknown[] }>)]);
-    expect(shape(res.body.data.tree)).toEqual([
+    expect(nameTree(res.body.data.tree)).toEqual([
       ['Alpha', []],
       ['Charlie', [['Bravo', [['Delta', []]]]]],
     ]);
@@ -134,7 +118,7 @@ describe('PUT /api/contacts/:id/move', () => {
     const t = await unitTree();
     expect((await move(t.d.id, t.c.id)).status).toBe(200);
     const kids = async (id: number) =>
-      (await api().get(`/api/contacts/${id}/children`).set(bearer(admin))).body.data.children.map((c: { id: number }) => c.id);
+      (await api().get(`/api/contacts/${id}/children`).set(bearer(fx.admin))).body.data.children.map((c: { id: number }) => c.id);
     expect(await kids(t.c.id)).toEqual([t.d.id]);
     expect(await kids(t.b.id)).toEqual([]);
   });
@@ -198,7 +182,7 @@ describe('unit change through PUT /api/contacts/:id', () => {
     const r = await row(t.d.id);
     expect(Number(r.unit_id)).toBe(other.id);
     expect(Number(r.parent_id)).toBe(host.id);
-    const kids = await api().get(`/api/contacts/${t.b.id}/children`).set(bearer(admin));
+    const kids = await api().get(`/api/contacts/${t.b.id}/children`).set(bearer(fx.admin));
     expect(kids.body.data.total).toBe(0);
     expect(await treeProblems(ctx.db)).toEqual([]);
   });
@@ -209,7 +193,7 @@ describe('unit change through PUT /api/contacts/:id', () => {
     const res = await update(t.d.id, { unit_id: other.id, parent_id: null });
     expect(res.status).toBe(200);
     expect(res.body.data.contact).toMatchObject({ unit_id: other.id, parent_id: null });
-    const list = await api().get('/api/contacts').query({ unit_id: other.id, format: 'flat' }).set(bearer(admin));
+    const list = await api().get('/api/contacts').query({ unit_id: other.id, format: 'flat' }).set(bearer(fx.admin));
     expect(list.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([t.d.id]);
     expect(await treeProblems(ctx.db)).toEqual([]);
   });

@@ -1,17 +1,15 @@
 import { toIsoRequired } from '../../src/lib/time';
-import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
 import { bearer, createOrganization, createUnit, createUser, type TestUser } from '../helpers/factory';
+import { contactsFixture } from './contacts-support';
 
 /** Admin password reset, PUT /api/contacts/:id/password (DECISIONS 2, 3). */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
+const { api, login, row } = contactsFixture(ctx);
 
 const reset = (caller: TestUser, id: number, newPassword: unknown) =>
   api().put(`/api/contacts/${id}/password`).set(bearer(caller)).send({ newPassword });
-const login = (email: string, password: string) => api().post('/api/auth/login').send({ email, password });
-const row = (id: number) => ctx.db('users').where({ id }).first();
 const logsOf = (userId: number) =>
   ctx.db('password_change_logs').where({ user_id: userId }).select('user_id', 'changed_by', 'organization_id', 'change_type', 'changed_at', 'ip_address');
 

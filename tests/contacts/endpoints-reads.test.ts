@@ -1,8 +1,8 @@
-import request from 'supertest';
 import { isMysql } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
-import { bearer, createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
+import { bearer, createDepartment, createUnit, createUser, unique } from '../helpers/factory';
 import { treeProblems } from '../helpers/tree';
+import { contactsFixture, sampleDirectory, statistics } from './contacts-support';
 
 /**
  * GET /api/contacts/statistics, /organizational-hierarchy, /unit/:unitId and /:id/children
@@ -10,61 +10,21 @@ import { treeProblems } from '../helpers/tree';
  */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-let admin: TestUser;
-let reader: TestUser;
-beforeAll(async () => {
-  admin = await createUser(ctx, { role: 'Super_admin' });
-  reader = await createUser(ctx);
-});
-
-const list = (query: Record<string, unknown>) => api().get('/api/contacts').query(query).set(bearer(reader));
-
-/**
- * A unit of its own:
- *   Alpha (Super_admin, D1) -> Bravo (Admin, D1) -> Charlie (User, D2)
- *                           -> Delta (User, no department)
- *   Echo (User, D2)
- *   Foxtrot (User, inactive)
- * and a second unit holding Golf, so the unit filter has something to leave out.
- */
-async function directory() {
-  const unit = await createUnit(ctx);
-  const d1 = await createDepartment(ctx, unit.id);
-  const d2 = await createDepartment(ctx, unit.id);
-  const phone = `0${String(Date.now() % 1e9)}${Math.floor(Math.random() * 100)}`;
-  const alpha = await createUser(ctx, { unit_id: unit.id, name: 'Alpha', role: 'Super_admin', department_id: d1.id });
-  const bravo = await createUser(ctx, { unit_id: unit.id, name: 'Bravo', role: 'Admin', department_id: d1.id, parent_id: alpha.id });
-  const charlie = await createUser(ctx, { unit_id: unit.id, name: 'Charlie', department_id: d2.id, parent_id: bravo.id, phone });
-  const delta = await createUser(ctx, { unit_id: unit.id, name: 'Delta', parent_id: alpha.id });
-  const echo = await createUser(ctx, { unit_id: unit.id, name: 'Echo', department_id: d2.id });
-  const foxtrot = await createUser(ctx, { unit_id: unit.id, name: 'Foxtrot', is_active: false });
-  const other = await createUnit(ctx);
-  const golf = await createUser(ctx, { unit_id: other.id, name: 'Golf' });
-  return { unit, other, d1, d2, alpha, bravo, charlie, delta, echo, foxtrot, golf, phone };
-}
-
-const stats = (total: number, roots: number, supers: number, admins: number) => ({
-  total_contacts: total,
-  root_contacts: roots,
-  child_contacts: total - roots,
-  super_admins: supers,
-  admins,
-  regular_users: total - supers - admins,
-});
+const fx = contactsFixture(ctx, { admin: 'Super_admin', reader: true });
+const { api, list, create, update, remove, move } = fx;
+const directory = () => sampleDirectory(ctx);
 
 describe('GET /api/contacts/statistics', () => {
   const COUNTERS = ['total_contacts', 'root_contacts', 'child_contacts', 'super_admins', 'admins', 'regular_users', 'total_units', 'total_departments'];
   const globalStats = async () => {
-    const res = await api().get('/api/contacts/statistics').set(bearer(reader));
+    const res = await api().get('/api/contacts/statistics').set(bearer(fx.reader));
     expect(res.status).toBe(200);
     return res.body.data.statistics as Record<string, number>;
   };
   const unitStats = async (unitId: number) => (await list({ unit_id: unitId, limit: 1 })).body.data.statistics as Record<string, number>;
 
   test('answers the eight integer counters, consistent with each other', async () => {
-    const res = await api().get('/api/contacts/statistics').set(bearer(reader));
+    const res = await api().get('/api/contacts/statistics').set(bearer(fx.reader));
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     const s = res.body.data.statistics;
@@ -81,33 +41,30 @@ describe('GET /api/contacts/statistics', () => {
     const root = await createUser(ctx, { unit_id: unit.id });
     const g0 = await globalStats();
     const u0 = await unitStats(unit.id);
-    expect(u0).toEqual(stats(1, 1, 0, 0));
+    expect(u0).toEqual(statistics(1, 1, 0, 0));
 
-    const created = await api()
-      .post('/api/contacts')
-      .set(bearer(admin))
-      .send({
-        name: 'Counted Child',
-        service_no: unique('cnt'),
-        unit_id: unit.id,
-        designation_id: Number((await ctx.db('designations').orderBy('id').first('id')).id),
-        phone: '0100',
-        email: `${unique('cnt')}@example.test`.toLowerCase(),
-        parent_id: root.id,
-      });
+    const created = await create({
+      name: 'Counted Child',
+      service_no: unique('cnt'),
+      unit_id: unit.id,
+      designation_id: Number((await ctx.db('designations').orderBy('id').first('id')).id),
+      phone: '0100',
+      email: `${unique('cnt')}@example.test`.toLowerCase(),
+      parent_id: root.id,
+    });
     expect(created.status).toBe(201);
     const childId = created.body.data.contact.id;
     const u1 = await unitStats(unit.id);
-    expect(u1).toEqual(stats(2, 1, 0, 0));
+    expect(u1).toEqual(statistics(2, 1, 0, 0));
 
-    expect((await api().put(`/api/contacts/${childId}`).set(bearer(admin)).send({ role_id: 2 })).status).toBe(200);
+    expect((await update(childId, { role_id: 2 })).status).toBe(200);
     const u2 = await unitStats(unit.id);
-    expect(u2).toEqual(stats(2, 1, 0, 1));
+    expect(u2).toEqual(statistics(2, 1, 0, 1));
 
-    expect((await api().delete(`/api/contacts/${root.id}`).set(bearer(admin))).status).toBe(200);
+    expect((await remove(root.id)).status).toBe(200);
     const u3 = await unitStats(unit.id);
     // the root is gone; its child became a root
-    expect(u3).toEqual(stats(1, 1, 0, 1));
+    expect(u3).toEqual(statistics(1, 1, 0, 1));
 
     if (!isMysql()) {
       // this file's own database: the global counters move by exactly the same amounts
@@ -134,7 +91,7 @@ describe('GET /api/contacts/statistics', () => {
     await createDepartment(ctx, unit.id);
     const g3 = await globalStats();
     expect(g3).toEqual({ ...g2, total_units: g2.total_units + 1, total_departments: g2.total_departments + 1 });
-    expect((await api().delete(`/api/contacts/${a.id}`).set(bearer(admin))).status).toBe(200);
+    expect((await remove(a.id)).status).toBe(200);
     const g4 = await globalStats();
     // a goes; its Super_admin child becomes a root
     expect(g4).toEqual({
@@ -168,7 +125,7 @@ describe('GET /api/contacts/organizational-hierarchy', () => {
     await createUser(ctx, { unit_id: sub.id });
     await createUser(ctx, { unit_id: sub.id, department_id: department.id, is_active: false });
 
-    const res = await api().get('/api/contacts/organizational-hierarchy').set(bearer(reader));
+    const res = await api().get('/api/contacts/organizational-hierarchy').set(bearer(fx.reader));
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     const units: HUnit[] = res.body.data.hierarchy.units;
@@ -197,11 +154,11 @@ describe('GET /api/contacts/organizational-hierarchy', () => {
     const unit = await createUnit(ctx);
     const department = await createDepartment(ctx, unit.id);
     const a = await createUser(ctx, { unit_id: unit.id, department_id: department.id });
-    const read = async () => find((await api().get('/api/contacts/organizational-hierarchy').set(bearer(reader))).body.data.hierarchy.units, unit.id)!;
+    const read = async () => find((await api().get('/api/contacts/organizational-hierarchy').set(bearer(fx.reader))).body.data.hierarchy.units, unit.id)!;
     expect((await read()).total_users).toBe(1);
     await createUser(ctx, { unit_id: unit.id, department_id: department.id });
     expect((await read()).departments).toEqual([expect.objectContaining({ id: department.id, total_users: 2 })]);
-    expect((await api().delete(`/api/contacts/${a.id}`).set(bearer(admin))).status).toBe(200);
+    expect((await remove(a.id)).status).toBe(200);
     const after = await read();
     expect(after.total_users).toBe(1);
     expect(after.departments).toEqual([expect.objectContaining({ id: department.id, total_users: 1 })]);
@@ -211,11 +168,11 @@ describe('GET /api/contacts/organizational-hierarchy', () => {
 describe('GET /api/contacts/unit/:unitId', () => {
   test('answers the unit\'s whole tree with unit_id, statistics and the filters block', async () => {
     const d = await directory();
-    const res = await api().get(`/api/contacts/unit/${d.unit.id}`).set(bearer(reader));
+    const res = await api().get(`/api/contacts/unit/${d.unit.id}`).set(bearer(fx.reader));
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     expect(res.body.data.unit_id).toBe(d.unit.id);
-    expect(res.body.data.statistics).toEqual(stats(5, 2, 1, 1));
+    expect(res.body.data.statistics).toEqual(statistics(5, 2, 1, 1));
     expect(res.body.data.filters).toEqual({ search: '', department_id: null, format: 'tree', include_inactive: false, role_filter: 'all' });
     expect(res.body.data.contacts.map((c: { name: string }) => c.name)).toEqual(['Alpha', 'Echo']);
     expect(res.body.data.contacts[0].children.map((c: { name: string }) => c.name)).toEqual(['Bravo', 'Delta']);
@@ -223,11 +180,11 @@ describe('GET /api/contacts/unit/:unitId', () => {
 
   test('applies and echoes search, department_id, format, include_inactive and role_filter', async () => {
     const d = await directory();
-    const get = (query: Record<string, unknown>) => api().get(`/api/contacts/unit/${d.unit.id}`).query(query).set(bearer(reader));
+    const get = (query: Record<string, unknown>) => api().get(`/api/contacts/unit/${d.unit.id}`).query(query).set(bearer(fx.reader));
 
     const byDepartment = await get({ department_id: d.d2.id, format: 'flat' });
     expect(byDepartment.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.charlie.id, d.echo.id]);
-    expect(byDepartment.body.data.statistics).toEqual(stats(2, 1, 0, 0));
+    expect(byDepartment.body.data.statistics).toEqual(statistics(2, 1, 0, 0));
     expect(byDepartment.body.data.filters).toEqual({
       search: '', department_id: String(d.d2.id), format: 'flat', include_inactive: false, role_filter: 'all',
     });
@@ -242,24 +199,24 @@ describe('GET /api/contacts/unit/:unitId', () => {
   });
 
   test('answers 404 `Unit not found` for an unknown unit', async () => {
-    const res = await api().get('/api/contacts/unit/2000000000').set(bearer(reader));
+    const res = await api().get('/api/contacts/unit/2000000000').set(bearer(fx.reader));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ status: 'error', message: 'Unit not found' });
   });
 
   test('an existing unit without contacts answers an empty tree', async () => {
     const unit = await createUnit(ctx);
-    const res = await api().get(`/api/contacts/unit/${unit.id}`).set(bearer(reader));
+    const res = await api().get(`/api/contacts/unit/${unit.id}`).set(bearer(fx.reader));
     expect(res.status).toBe(200);
     expect(res.body.data.contacts).toEqual([]);
-    expect(res.body.data.statistics).toEqual(stats(0, 0, 0, 0));
+    expect(res.body.data.statistics).toEqual(statistics(0, 0, 0, 0));
   });
 });
 
 describe('GET /api/contacts/:id/children', () => {
   test('answers the direct children only, by name, with parent_id and total', async () => {
     const d = await directory();
-    const res = await api().get(`/api/contacts/${d.alpha.id}/children`).set(bearer(reader));
+    const res = await api().get(`/api/contacts/${d.alpha.id}/children`).set(bearer(fx.reader));
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     expect(res.body.data.parent_id).toBe(d.alpha.id);
@@ -270,7 +227,7 @@ describe('GET /api/contacts/:id/children', () => {
 
   test('pages the children; total counts all of them', async () => {
     const d = await directory();
-    const page = (p: number) => api().get(`/api/contacts/${d.alpha.id}/children`).query({ page: p, limit: 1 }).set(bearer(reader));
+    const page = (p: number) => api().get(`/api/contacts/${d.alpha.id}/children`).query({ page: p, limit: 1 }).set(bearer(fx.reader));
     const first = await page(1);
     const second = await page(2);
     const third = await page(3);
@@ -282,25 +239,25 @@ describe('GET /api/contacts/:id/children', () => {
 
   test('a leaf has no children; an inactive child shows only with include_inactive', async () => {
     const d = await directory();
-    const res = await api().get(`/api/contacts/${d.charlie.id}/children`).set(bearer(reader));
+    const res = await api().get(`/api/contacts/${d.charlie.id}/children`).set(bearer(fx.reader));
     expect(res.body.data).toMatchObject({ parent_id: d.charlie.id, children: [], total: 0 });
     const dormant = await createUser(ctx, { unit_id: d.unit.id, parent_id: d.echo.id, is_active: false });
-    const hidden = await api().get(`/api/contacts/${d.echo.id}/children`).set(bearer(reader));
+    const hidden = await api().get(`/api/contacts/${d.echo.id}/children`).set(bearer(fx.reader));
     expect(hidden.body.data.total).toBe(0);
-    const shown = await api().get(`/api/contacts/${d.echo.id}/children`).query({ include_inactive: 'true' }).set(bearer(reader));
+    const shown = await api().get(`/api/contacts/${d.echo.id}/children`).query({ include_inactive: 'true' }).set(bearer(fx.reader));
     expect(shown.body.data.children.map((c: { id: number }) => c.id)).toEqual([dormant.id]);
   });
 
   test('answers 404 `Contact not found` for an unknown contact', async () => {
-    const res = await api().get('/api/contacts/2000000000/children').set(bearer(reader));
+    const res = await api().get('/api/contacts/2000000000/children').set(bearer(fx.reader));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ status: 'error', message: 'Contact not found' });
   });
 
   test('follows a move', async () => {
     const d = await directory();
-    expect((await api().put(`/api/contacts/${d.charlie.id}/move`).set(bearer(admin)).send({ parent_id: d.alpha.id })).status).toBe(200);
-    const res = await api().get(`/api/contacts/${d.alpha.id}/children`).set(bearer(reader));
+    expect((await move(d.charlie.id, d.alpha.id)).status).toBe(200);
+    const res = await api().get(`/api/contacts/${d.alpha.id}/children`).set(bearer(fx.reader));
     expect(res.body.data.children.map((c: { name: string }) => c.name)).toEqual(['Bravo', 'Charlie', 'Delta']);
     expect(await treeProblems(ctx.db)).toEqual([]);
   });

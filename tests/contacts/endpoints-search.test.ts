@@ -1,6 +1,7 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { bearer, createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
+import { createDepartment, createUnit, createUser, unique } from '../helpers/factory';
+import { contactsFixture } from './contacts-support';
 
 /**
  * GET /api/contacts/search (spec 4.2 #6; DECISIONS 5). Every search here is narrowed to a unit
@@ -8,33 +9,21 @@ import { bearer, createDepartment, createUnit, createUser, unique, type TestUser
  */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-let admin: TestUser;
-let reader: TestUser;
-beforeAll(async () => {
-  admin = await createUser(ctx, { role: 'Super_admin' });
-  reader = await createUser(ctx);
-});
-
-const search = (query: Record<string, unknown>) => api().get('/api/contacts/search').query(query).set(bearer(reader));
+const { search, create, update, remove } = contactsFixture(ctx, { admin: 'Super_admin', reader: true });
 const namesOf = (res: request.Response) => res.body.data.contacts.map((c: { name: string }) => c.name);
 
 /** A contact made through the API with the given fields (the rest unique). */
 async function contact(unitId: number, fields: Record<string, unknown> = {}) {
   const tag = unique('srch').toLowerCase();
-  const res = await api()
-    .post('/api/contacts')
-    .set(bearer(admin))
-    .send({
-      name: `Person ${tag}`,
-      service_no: `SV-${tag}`.slice(0, 50),
-      unit_id: unitId,
-      designation_id: Number((await ctx.db('designations').orderBy('id').first('id')).id),
-      phone: '0100',
-      email: `${tag}@example.test`,
-      ...fields,
-    });
+  const res = await create({
+    name: `Person ${tag}`,
+    service_no: `SV-${tag}`.slice(0, 50),
+    unit_id: unitId,
+    designation_id: Number((await ctx.db('designations').orderBy('id').first('id')).id),
+    phone: '0100',
+    email: `${tag}@example.test`,
+    ...fields,
+  });
   expect(res.status).toBe(201);
   return res.body.data.contact as { id: number; name: string; email: string; service_no: string; phone: string };
 }
@@ -197,7 +186,7 @@ describe('GET /api/contacts/search', () => {
     await createUser(ctx, { unit_id: unit.id, name: `Dormant ${t}`, is_active: false });
     const deleted = await contact(unit.id, { name: `Deleted ${t}` });
     const live = await contact(unit.id, { name: `Live ${t}` });
-    expect((await api().delete(`/api/contacts/${deleted.id}`).set(bearer(admin))).status).toBe(200);
+    expect((await remove(deleted.id)).status).toBe(200);
     const res = await search({ q: t });
     expect(res.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([live.id]);
     expect(res.body.data.total).toBe(1);
@@ -210,10 +199,7 @@ describe('GET /api/contacts/search', () => {
     const oldT = unique('old').toLowerCase();
     const newT = unique('new').toLowerCase();
     const c = await contact(unit.id, { name: `Before ${oldT}`, email: `${oldT}@example.test` });
-    const res = await api()
-      .put(`/api/contacts/${c.id}`)
-      .set(bearer(admin))
-      .send({ name: `After ${newT}`, email: `${newT}@example.test` });
+    const res = await update(c.id, { name: `After ${newT}`, email: `${newT}@example.test` });
     expect(res.status).toBe(200);
     expect((await search({ q: oldT })).body.data.total).toBe(0);
     const byName = await search({ q: `after ${newT}` });
@@ -228,7 +214,7 @@ describe('GET /api/contacts/search', () => {
     const oldPhone = digits();
     const c = await contact(unit.id, { phone: oldPhone, mobile: `7${oldPhone}` });
     const newPhone = digits();
-    expect((await api().put(`/api/contacts/${c.id}`).set(bearer(admin)).send({ phone: newPhone, mobile: null })).status).toBe(200);
+    expect((await update(c.id, { phone: newPhone, mobile: null })).status).toBe(200);
     expect((await search({ q: oldPhone, unit_id: unit.id })).body.data.total).toBe(0);
     expect((await search({ q: newPhone, unit_id: unit.id })).body.data.total).toBe(1);
   });

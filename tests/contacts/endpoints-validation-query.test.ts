@@ -1,6 +1,7 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { bearer, createUnit, createUser, type TestUser } from '../helpers/factory';
+import { bearer, createUser } from '../helpers/factory';
+import { contactsFixture, failingFields, messageFor } from './contacts-support';
 
 /**
  * Validation of path ids, query parameters (list, unit tree, children, search) and the bodies of
@@ -8,38 +9,17 @@ import { bearer, createUnit, createUser, type TestUser } from '../helpers/factor
  */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-let admin: TestUser;
-let unitId: number;
-beforeAll(async () => {
-  unitId = (await createUnit(ctx)).id;
-  admin = await createUser(ctx, { role: 'Super_admin', unit_id: unitId });
-});
-
-/** The failing fields of a 400 `Validation failed`, after checking the envelope and each entry's shape. */
-function failingFields(res: request.Response): string[] {
-  expect({ status: res.status, message: res.body.message }).toEqual({ status: 400, message: 'Validation failed' });
-  expect(res.body.status).toBe('error');
-  for (const entry of res.body.errors) {
-    expect(Object.keys(entry).sort()).toEqual(['field', 'message']);
-    expect(typeof entry.message).toBe('string');
-    expect(entry.message.length).toBeGreaterThan(0);
-  }
-  return (res.body.errors as Array<{ field: string }>).map((e) => e.field).sort();
-}
-
-const messageOf = (res: request.Response, field: string) =>
-  (res.body.errors as Array<{ field: string; message: string }>).find((e) => e.field === field)?.message;
+const fx = contactsFixture(ctx, { unit: true, admin: 'Super_admin' });
+const { api } = fx;
 
 describe('path ids', () => {
   const CALLS: Array<[string, (id: string) => request.Test]> = [
-    ['GET /:id', (id) => api().get(`/api/contacts/${id}`).set(bearer(admin))],
-    ['PUT /:id', (id) => api().put(`/api/contacts/${id}`).set(bearer(admin)).send({ name: 'Some Name' })],
-    ['DELETE /:id', (id) => api().delete(`/api/contacts/${id}`).set(bearer(admin))],
-    ['GET /:id/children', (id) => api().get(`/api/contacts/${id}/children`).set(bearer(admin))],
-    ['PUT /:id/move', (id) => api().put(`/api/contacts/${id}/move`).set(bearer(admin)).send({ parent_id: null })],
-    ['PUT /:id/password', (id) => api().put(`/api/contacts/${id}/password`).set(bearer(admin)).send({ newPassword: 'Fresh1Pass' })],
+    ['GET /:id', (id) => api().get(`/api/contacts/${id}`).set(bearer(fx.admin))],
+    ['PUT /:id', (id) => api().put(`/api/contacts/${id}`).set(bearer(fx.admin)).send({ name: 'Some Name' })],
+    ['DELETE /:id', (id) => api().delete(`/api/contacts/${id}`).set(bearer(fx.admin))],
+    ['GET /:id/children', (id) => api().get(`/api/contacts/${id}/children`).set(bearer(fx.admin))],
+    ['PUT /:id/move', (id) => api().put(`/api/contacts/${id}/move`).set(bearer(fx.admin)).send({ parent_id: null })],
+    ['PUT /:id/password', (id) => api().put(`/api/contacts/${id}/password`).set(bearer(fx.admin)).send({ newPassword: 'Fresh1Pass' })],
   ];
   const cases = CALLS.flatMap(([name, call]) => ['abc', '0', '-1', '1.5', '99999999999999999999'].map((id) => [name, id, call] as const));
 
@@ -50,13 +30,13 @@ describe('path ids', () => {
   });
 
   test.each(['abc', '0'])('GET /unit/%s is a validation failure on unitId', async (id) => {
-    const res = await api().get(`/api/contacts/unit/${id}`).set(bearer(admin));
+    const res = await api().get(`/api/contacts/unit/${id}`).set(bearer(fx.admin));
     expect(failingFields(res)).toEqual(['unitId']);
   });
 });
 
 describe('GET /api/contacts query', () => {
-  const list = (query: Record<string, unknown> | string) => api().get('/api/contacts').query(query).set(bearer(admin));
+  const { list } = fx;
 
   test.each([
     ['limit', '0'],
@@ -103,12 +83,12 @@ describe('GET /api/contacts query', () => {
     ['include_inactive', '1'],
     ['include_inactive', '0'],
   ])('accepts %s=%s', async (key, value) => {
-    const res = await list({ [key]: value, unit_id: unitId });
+    const res = await list({ [key]: value, unit_id: fx.unitId });
     expect(res.status).toBe(200);
   });
 
   test('echoes limit 1000 and page 1 in pagination', async () => {
-    const res = await list({ limit: 1000, unit_id: unitId });
+    const res = await list({ limit: 1000, unit_id: fx.unitId });
     expect(res.body.data.pagination).toMatchObject({ page: 1, limit: 1000 });
   });
 
@@ -118,10 +98,10 @@ describe('GET /api/contacts query', () => {
   });
 
   test.each(['unit_id[a]=1', 'limit[]=5', 'role_filter[x]=admin'])('a bracketed parameter (%s) is ignored or refused, never a 500', async (qs) => {
-    const res = await list(`${qs}&unit_id=${unitId}`);
+    const res = await list(`${qs}&unit_id=${fx.unitId}`);
     expect([200, 400]).toContain(res.status);
     if (res.status === 200) {
-      expect(res.body.data.filters).toMatchObject({ unit_id: String(unitId), role_filter: 'all' });
+      expect(res.body.data.filters).toMatchObject({ unit_id: String(fx.unitId), role_filter: 'all' });
       expect(res.body.data.pagination.limit).toBe(100);
     }
   });
@@ -143,7 +123,7 @@ describe('GET /api/contacts/unit/:unitId and /:id/children query', () => {
     ['include_inactive', 'maybe'],
     ['department_id', 'x'],
   ])('the unit tree refuses %s=%s', async (key, value) => {
-    const res = await api().get(`/api/contacts/unit/${unitId}`).query({ [key]: value }).set(bearer(admin));
+    const res = await api().get(`/api/contacts/unit/${fx.unitId}`).query({ [key]: value }).set(bearer(fx.admin));
     expect(failingFields(res)).toEqual([key]);
   });
 
@@ -153,18 +133,18 @@ describe('GET /api/contacts/unit/:unitId and /:id/children query', () => {
     ['page', '0'],
     ['include_inactive', 'maybe'],
   ])('children refuses %s=%s', async (key, value) => {
-    const res = await api().get(`/api/contacts/${admin.id}/children`).query({ [key]: value }).set(bearer(admin));
+    const res = await api().get(`/api/contacts/${fx.admin.id}/children`).query({ [key]: value }).set(bearer(fx.admin));
     expect(failingFields(res)).toEqual([key]);
   });
 });
 
 describe('GET /api/contacts/search query', () => {
-  const search = (query: Record<string, unknown> | string) => api().get('/api/contacts/search').query(query).set(bearer(admin));
+  const { search } = fx;
 
   test('a missing q answers `Search query is required`', async () => {
     const res = await search({});
     expect(failingFields(res)).toEqual(['q']);
-    expect(messageOf(res, 'q')).toBe('Search query is required');
+    expect(messageFor(res, 'q')).toBe('Search query is required');
   });
 
   test.each([
@@ -206,8 +186,8 @@ describe('GET /api/contacts/search query', () => {
 });
 
 describe('bulk contactIds', () => {
-  const bulkDelete = (body: unknown) => api().post('/api/contacts/bulk-delete').set(bearer(admin)).send(body as object);
-  const bulkMove = (body: Record<string, unknown>) => api().post('/api/contacts/bulk-move').set(bearer(admin)).send(body);
+  const bulkDelete = (body: unknown) => api().post('/api/contacts/bulk-delete').set(bearer(fx.admin)).send(body as object);
+  const bulkMove = (body: Record<string, unknown>) => api().post('/api/contacts/bulk-move').set(bearer(fx.admin)).send(body);
   const tooMany = Array.from({ length: 1001 }, (_, i) => 1_500_000_000 + i);
 
   const BAD: Array<[string, Record<string, unknown>]> = [
@@ -238,7 +218,7 @@ describe('bulk contactIds', () => {
   });
 
   test('accepts 1000 distinct ids', async () => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     const ids = [target.id, ...tooMany.slice(0, 999)];
     const res = await bulkDelete({ contactIds: ids });
     expect(res.status).toBe(200);
@@ -246,41 +226,41 @@ describe('bulk contactIds', () => {
   });
 
   test('bulk move requires the parent_id key', async () => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     expect(failingFields(await bulkMove({ contactIds: [target.id] }))).toEqual(['parent_id']);
   });
 
   test.each([0, -1, 'abc', 1.5, true, { a: 1 }, [1]])('bulk move refuses parent_id %j', async (parent_id) => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     expect(failingFields(await bulkMove({ contactIds: [target.id], parent_id }))).toEqual(['parent_id']);
   });
 });
 
 describe('PUT /api/contacts/:id/move body', () => {
-  const move = (id: number, body: Record<string, unknown>) => api().put(`/api/contacts/${id}/move`).set(bearer(admin)).send(body);
+  const move = (id: number, body: Record<string, unknown>) => api().put(`/api/contacts/${id}/move`).set(bearer(fx.admin)).send(body);
 
   test('requires the parent_id key', async () => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     const res = await move(target.id, {});
     expect(failingFields(res)).toEqual(['parent_id']);
   });
 
   test('accepts parent_id null (a root)', async () => {
-    const parent = await createUser(ctx, { unit_id: unitId });
-    const target = await createUser(ctx, { unit_id: unitId, parent_id: parent.id });
+    const parent = await createUser(ctx, { unit_id: fx.unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId, parent_id: parent.id });
     const res = await move(target.id, { parent_id: null });
     expect(res.status).toBe(200);
     expect(res.body.data.contact.parent_id).toBeNull();
   });
 
   test.each([0, -1, 'abc', 1.5, true, { a: 1 }, [1], ''])('refuses parent_id %j', async (parent_id) => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     expect(failingFields(await move(target.id, { parent_id }))).toEqual(['parent_id']);
   });
 });
 
 describe('PUT /api/contacts/:id/password body', () => {
-  const reset = (id: number, body: Record<string, unknown>) => api().put(`/api/contacts/${id}/password`).set(bearer(admin)).send(body);
+  const reset = (id: number, body: Record<string, unknown>) => api().put(`/api/contacts/${id}/password`).set(bearer(fx.admin)).send(body);
 
   test.each([
     ['missing', {}],
@@ -293,7 +273,7 @@ describe('PUT /api/contacts/:id/password body', () => {
     ['without a digit', { newPassword: 'Abcdefg' }],
     ['73 bytes of UTF-8', { newPassword: `Aa1${'é'.repeat(35)}` }],
   ])('refuses a newPassword %s', async (_what, body) => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     const res = await reset(target.id, body);
     expect(failingFields(res)).toEqual(['newPassword']);
   });

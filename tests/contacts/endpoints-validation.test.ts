@@ -1,6 +1,6 @@
-import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
-import { anyDesignationId, bearer, createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
+import { bearer, createDepartment, createUnit, createUser, unique } from '../helpers/factory';
+import { contactsFixture, expectRefusal, failingFields, messageFor } from './contacts-support';
 
 /**
  * Body validation of POST and PUT /api/contacts (spec 4.2, 8; DECISIONS 1, 5): every failing field
@@ -9,65 +9,26 @@ import { anyDesignationId, bearer, createDepartment, createUnit, createUser, uni
  */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const api = () => request(ctx.app);
-
-let admin: TestUser;
-let unitId: number;
-let designationId: number;
-let rankId: number;
-beforeAll(async () => {
-  unitId = (await createUnit(ctx)).id;
-  admin = await createUser(ctx, { role: 'Super_admin', unit_id: unitId });
-  designationId = await anyDesignationId(ctx);
-  rankId = Number((await ctx.db('ranks').orderBy('id').first('id')).id);
-});
-
-function contactBody(extra: Record<string, unknown> = {}) {
-  const tag = unique('val').toLowerCase();
-  return {
-    name: `Valid ${tag}`,
-    service_no: tag.slice(0, 50),
-    unit_id: unitId,
-    designation_id: designationId,
-    phone: '01711111111',
-    email: `${tag}@example.test`,
-    ...extra,
-  };
-}
-
-const post = (body: unknown) => api().post('/api/contacts').set(bearer(admin)).send(body as object);
-const put = (id: number, body: unknown) => api().put(`/api/contacts/${id}`).set(bearer(admin)).send(body as object);
-
-/** The failing fields of a 400 `Validation failed`, after checking the envelope and each entry's shape. */
-function failingFields(res: request.Response): string[] {
-  expect({ status: res.status, message: res.body.message }).toEqual({ status: 400, message: 'Validation failed' });
-  expect(res.body.status).toBe('error');
-  for (const entry of res.body.errors) {
-    expect(Object.keys(entry).sort()).toEqual(['field', 'message']);
-    expect(typeof entry.message).toBe('string');
-    expect(entry.message.length).toBeGreaterThan(0);
-  }
-  return (res.body.errors as Array<{ field: string }>).map((e) => e.field).sort();
-}
-
-const messageOf = (res: request.Response, field: string) =>
-  (res.body.errors as Array<{ field: string; message: string }>).find((e) => e.field === field)?.message;
+const fx = contactsFixture(ctx, { unit: true, admin: 'Super_admin', references: true });
+const { api, create, update } = fx;
+/** A valid create body in the file's unit; `extra` adds or overrides fields. */
+const contactBody = (extra: Record<string, unknown> = {}) => fx.contactBody(fx.unitId, extra);
 
 const countByEmail = async (email: unknown) => (await ctx.db('users').where({ email: String(email).toLowerCase() })).length;
 
 describe('POST /api/contacts body', () => {
   test('lists every missing required field at once', async () => {
-    const res = await post({});
+    const res = await create({});
     expect(failingFields(res)).toEqual(['designation_id', 'email', 'name', 'phone', 'service_no', 'unit_id']);
-    expect(messageOf(res, 'email')).toBe('Email is required');
+    expect(messageFor(res, 'email')).toBe('Email is required');
   });
 
   test('lists every failing field of a body with several bad values', async () => {
-    const res = await post(
+    const res = await create(
       contactBody({ name: 'a', phone: '1'.repeat(21), email: 'nope', status: 'away', avatar: 'ftp://x.test/a.png', role_id: 'x' }),
     );
     expect(failingFields(res)).toEqual(['avatar', 'email', 'name', 'phone', 'role_id', 'status']);
-    expect(messageOf(res, 'email')).toBe('Please provide a valid email address');
+    expect(messageFor(res, 'email')).toBe('Please provide a valid email address');
   });
 
   test.each([
@@ -90,7 +51,7 @@ describe('POST /api/contacts body', () => {
     // a service number of full length must still be unique
     const v = field === 'service_no' && value.length > 0 ? `${unique('s')}${value}`.slice(0, value.length) : value;
     const body = contactBody({ [field]: v });
-    const res = await post(body);
+    const res = await create(body);
     if (outcome === 'accepted') {
       expect(res.status).toBe(201);
       expect(res.body.data.contact[field]).toBe(v);
@@ -101,15 +62,15 @@ describe('POST /api/contacts body', () => {
   });
 
   test('trims the name before storing it', async () => {
-    const res = await post(contactBody({ name: '  Trimmed Name  ' }));
+    const res = await create(contactBody({ name: '  Trimmed Name  ' }));
     expect(res.status).toBe(201);
     expect(res.body.data.contact.name).toBe('Trimmed Name');
   });
 
   test.each(['plainaddress', 'a@', '@example.test', 'a b@example.test', 'a@example'])('refuses the e-mail %j', async (email) => {
-    const res = await post(contactBody({ email }));
+    const res = await create(contactBody({ email }));
     expect(failingFields(res)).toEqual(['email']);
-    expect(messageOf(res, 'email')).toBe('Please provide a valid email address');
+    expect(messageFor(res, 'email')).toBe('Please provide a valid email address');
   });
 
   describe('wrong JSON types answer 400, never 500', () => {
@@ -121,35 +82,35 @@ describe('POST /api/contacts body', () => {
 
     test.each(cases)('%s = %j', async (field, value) => {
       const body = contactBody({ [field]: value });
-      const res = await post(body);
+      const res = await create(body);
       expect(failingFields(res)).toEqual([field]);
       expect(await countByEmail(body.email)).toBe(0);
     });
 
     test('a JSON array as the whole body is a validation failure', async () => {
-      const res = await post([contactBody()]);
+      const res = await create([contactBody()]);
       expect(failingFields(res)).toContain('name');
     });
   });
 
   test('integers given as strings of digits are accepted', async () => {
-    const res = await post(contactBody({ unit_id: String(unitId), designation_id: String(designationId), role_id: '3' }));
+    const res = await create(contactBody({ unit_id: String(fx.unitId), designation_id: String(fx.designation.id), role_id: '3' }));
     expect(res.status).toBe(201);
-    expect(res.body.data.contact).toMatchObject({ unit_id: unitId, designation_id: designationId, role_id: 3 });
+    expect(res.body.data.contact).toMatchObject({ unit_id: fx.unitId, designation_id: fx.designation.id, role_id: 3 });
   });
 
   test.each(['unit_id', 'designation_id', 'rank_id', 'role_id', 'department_id'])(
     'an unknown %s is a validation failure on that field',
     async (field) => {
       const body = contactBody({ [field]: 2_000_000_000 });
-      const res = await post(body);
+      const res = await create(body);
       expect(failingFields(res)).toEqual([field]);
       expect(await countByEmail(body.email)).toBe(0);
     },
   );
 
   test('every unknown reference is listed at once', async () => {
-    const res = await post(contactBody({ unit_id: 2_000_000_000, designation_id: 2_000_000_001, rank_id: 2_000_000_002, role_id: 99 }));
+    const res = await create(contactBody({ unit_id: 2_000_000_000, designation_id: 2_000_000_001, rank_id: 2_000_000_002, role_id: 99 }));
     expect(failingFields(res)).toEqual(['designation_id', 'rank_id', 'role_id', 'unit_id']);
   });
 
@@ -157,39 +118,33 @@ describe('POST /api/contacts body', () => {
     const other = await createUnit(ctx);
     const department = await createDepartment(ctx, other.id);
     const body = contactBody({ department_id: department.id });
-    const res = await post(body);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      status: 'error',
-      message: 'Department does not belong to the unit',
-      errors: [{ field: 'department_id', message: 'Department does not belong to the unit' }],
-    });
+    expectRefusal(await create(body), 'department_id', 'Department does not belong to the unit');
     expect(await countByEmail(body.email)).toBe(0);
   });
 
   test('a department of the same unit, a rank and a null department are accepted', async () => {
-    const department = await createDepartment(ctx, unitId);
-    const res = await post(contactBody({ department_id: department.id, rank_id: rankId }));
+    const department = await createDepartment(ctx, fx.unitId);
+    const res = await create(contactBody({ department_id: department.id, rank_id: fx.rank.id }));
     expect(res.status).toBe(201);
-    expect(res.body.data.contact).toMatchObject({ department_id: department.id, department_name: department.name, rank_id: rankId });
-    const none = await post(contactBody({ department_id: null, rank_id: null }));
+    expect(res.body.data.contact).toMatchObject({ department_id: department.id, department_name: department.name, rank_id: fx.rank.id });
+    const none = await create(contactBody({ department_id: null, rank_id: null }));
     expect(none.status).toBe(201);
     expect(none.body.data.contact).toMatchObject({ department_id: null, department_name: null, rank_id: null, rank_name: null });
   });
 
   test.each(['online', 'offline', 'busy'])('accepts the status %s', async (status) => {
-    const res = await post(contactBody({ status }));
+    const res = await create(contactBody({ status }));
     expect(res.status).toBe(201);
     expect(res.body.data.contact.status).toBe(status);
   });
 
   test.each(['away', 'ONLINE', ''])('refuses the status %j', async (status) => {
-    const res = await post(contactBody({ status }));
+    const res = await create(contactBody({ status }));
     expect(failingFields(res)).toEqual(['status']);
   });
 
   test.each(['https://cdn.example.test/a.png', 'http://example.test/avatar?size=64'])('accepts the avatar %s', async (avatar) => {
-    const res = await post(contactBody({ avatar }));
+    const res = await create(contactBody({ avatar }));
     expect(res.status).toBe(201);
     expect(res.body.data.contact.avatar).toBe(avatar);
   });
@@ -197,25 +152,25 @@ describe('POST /api/contacts body', () => {
   test.each(['ftp://example.test/a.png', 'javascript:alert(1)', 'not a url', 'example.test/a.png', `https://e.test/${'a'.repeat(500)}`])(
     'refuses the avatar %j',
     async (avatar) => {
-      const res = await post(contactBody({ avatar }));
+      const res = await create(contactBody({ avatar }));
       expect(failingFields(res)).toEqual(['avatar']);
     },
   );
 
   test('a weak password, or one over 72 bytes, is refused on the password field', async () => {
-    const weak = await post(contactBody({ password: 'alllowercase1' }));
+    const weak = await create(contactBody({ password: 'alllowercase1' }));
     expect(failingFields(weak)).toEqual(['password']);
-    const long = await post(contactBody({ password: `Aa1${'é'.repeat(35)}` }));
+    const long = await create(contactBody({ password: `Aa1${'é'.repeat(35)}` }));
     expect(failingFields(long)).toEqual(['password']);
-    expect(messageOf(long, 'password')).toBe('Password must be at most 72 bytes');
+    expect(messageFor(long, 'password')).toBe('Password must be at most 72 bytes');
   });
 
   test('a name of 255 emoji (outside the BMP) is accepted and stored whole', async () => {
     const name = '\u{1F600}'.repeat(255);
-    const res = await post(contactBody({ name }));
+    const res = await create(contactBody({ name }));
     expect(res.status).toBe(201);
     expect(res.body.data.contact.name).toBe(name);
-    expect((await api().get(`/api/contacts/${res.body.data.contact.id}`).set(bearer(admin))).body.data.contact.name).toBe(name);
+    expect((await api().get(`/api/contacts/${res.body.data.contact.id}`).set(bearer(fx.admin))).body.data.contact.name).toBe(name);
   });
 
   // lengths count code points, as the VARCHAR columns do
@@ -224,7 +179,7 @@ describe('POST /api/contacts body', () => {
     ['phone', '1\uFE0F'.repeat(11)],
     ['service_no', 's\uFE0F'.repeat(26)],
   ])("%s with variation selectors beyond the column's length is refused or stored whole, never a 500", async (field, value) => {
-    const res = await post(contactBody({ [field]: value }));
+    const res = await create(contactBody({ [field]: value }));
     expect([201, 400]).toContain(res.status);
     if (res.status === 201) expect(res.body.data.contact[field]).toBe(value);
   });
@@ -232,13 +187,13 @@ describe('POST /api/contacts body', () => {
   // the lower-cased sort key is cut to 255 code points ("İ" lower-cases to 2)
   test('a valid name whose lower case is longer than 255 characters (130 × "İ") is accepted', async () => {
     const name = '\u0130'.repeat(130);
-    const res = await post(contactBody({ name }));
+    const res = await create(contactBody({ name }));
     expect(res.status).toBe(201);
     expect(res.body.data.contact.name).toBe(name);
   });
 
   test('a malformed JSON body answers 400 `Malformed JSON body`', async () => {
-    const res = await api().post('/api/contacts').set(bearer(admin)).set('Content-Type', 'application/json').send('{"name": "x",');
+    const res = await api().post('/api/contacts').set(bearer(fx.admin)).set('Content-Type', 'application/json').send('{"name": "x",');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ status: 'error', message: 'Malformed JSON body' });
   });
@@ -249,56 +204,56 @@ describe('ids beyond any stored row (up to 2^53 - 1) are unknown, never a 500', 
 
   test('reads and writes on the contact answer 404 `Contact not found`', async () => {
     const calls = [
-      api().get(`/api/contacts/${BIG}`).set(bearer(admin)),
-      api().put(`/api/contacts/${BIG}`).set(bearer(admin)).send({ phone: '0100' }),
-      api().delete(`/api/contacts/${BIG}`).set(bearer(admin)),
-      api().get(`/api/contacts/${BIG}/children`).set(bearer(admin)),
-      api().put(`/api/contacts/${BIG}/move`).set(bearer(admin)).send({ parent_id: null }),
-      api().put(`/api/contacts/${BIG}/password`).set(bearer(admin)).send({ newPassword: 'Fresh1Pass' }),
+      api().get(`/api/contacts/${BIG}`).set(bearer(fx.admin)),
+      api().put(`/api/contacts/${BIG}`).set(bearer(fx.admin)).send({ phone: '0100' }),
+      api().delete(`/api/contacts/${BIG}`).set(bearer(fx.admin)),
+      api().get(`/api/contacts/${BIG}/children`).set(bearer(fx.admin)),
+      api().put(`/api/contacts/${BIG}/move`).set(bearer(fx.admin)).send({ parent_id: null }),
+      api().put(`/api/contacts/${BIG}/password`).set(bearer(fx.admin)).send({ newPassword: 'Fresh1Pass' }),
     ];
     for (const res of await Promise.all(calls)) {
       expect(res.status).toBe(404);
       expect(res.body.message).toBe('Contact not found');
     }
-    const unit = await api().get(`/api/contacts/unit/${BIG}`).set(bearer(admin));
+    const unit = await api().get(`/api/contacts/unit/${BIG}`).set(bearer(fx.admin));
     expect(unit.status).toBe(404);
     expect(unit.body.message).toBe('Unit not found');
   });
 
   test('as references of a create they are validation failures', async () => {
-    const res = await post(contactBody({ unit_id: BIG, designation_id: BIG, rank_id: BIG, role_id: BIG, department_id: BIG }));
+    const res = await create(contactBody({ unit_id: BIG, designation_id: BIG, rank_id: BIG, role_id: BIG, department_id: BIG }));
     expect(failingFields(res)).toEqual(['department_id', 'designation_id', 'rank_id', 'role_id', 'unit_id']);
-    const parent = await post(contactBody({ parent_id: BIG }));
+    const parent = await create(contactBody({ parent_id: BIG }));
     expect(parent.status).toBe(400);
     expect(parent.body.message).toBe('Parent contact not found');
   });
 
   test('in filters and bulk calls they match nothing', async () => {
-    const list = await api().get('/api/contacts').query({ unit_id: BIG, department_id: BIG }).set(bearer(admin));
+    const list = await api().get('/api/contacts').query({ unit_id: BIG, department_id: BIG }).set(bearer(fx.admin));
     expect(list.status).toBe(200);
     expect(list.body.data.pagination.total).toBe(0);
-    const search = await api().get('/api/contacts/search').query({ q: 'ab', unit_id: BIG }).set(bearer(admin));
+    const search = await api().get('/api/contacts/search').query({ q: 'ab', unit_id: BIG }).set(bearer(fx.admin));
     expect(search.body.data.total).toBe(0);
-    const bulk = await api().post('/api/contacts/bulk-delete').set(bearer(admin)).send({ contactIds: [BIG] });
+    const bulk = await api().post('/api/contacts/bulk-delete').set(bearer(fx.admin)).send({ contactIds: [BIG] });
     expect(bulk.body.data.deletedCount).toBe(0);
-    const move = await api().post('/api/contacts/bulk-move').set(bearer(admin)).send({ contactIds: [BIG], parent_id: null });
+    const move = await api().post('/api/contacts/bulk-move').set(bearer(fx.admin)).send({ contactIds: [BIG], parent_id: null });
     expect(move.status).toBe(400);
   });
 });
 
 describe('PUT /api/contacts/:id body', () => {
   test('lists every failing field and changes nothing', async () => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     const before = await ctx.db('users').where({ id: target.id }).first();
-    const res = await put(target.id, { name: 'x', email: 'bad', phone: 'p'.repeat(21), unit_id: 'u', status: 'gone', parent_id: 'up' });
+    const res = await update(target.id, { name: 'x', email: 'bad', phone: 'p'.repeat(21), unit_id: 'u', status: 'gone', parent_id: 'up' });
     expect(failingFields(res)).toEqual(['email', 'name', 'parent_id', 'phone', 'status', 'unit_id']);
     expect(await ctx.db('users').where({ id: target.id }).first()).toEqual(before);
   });
 
   const blank = async (field: string, value: string) => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     const before = await ctx.db('users').where({ id: target.id }).first();
-    const res = await put(target.id, { [field]: value });
+    const res = await update(target.id, { [field]: value });
     expect(failingFields(res)).toEqual([field]);
     expect(await ctx.db('users').where({ id: target.id }).first()).toEqual(before);
   };
@@ -314,16 +269,16 @@ describe('PUT /api/contacts/:id body', () => {
   test.each(['unit_id', 'designation_id', 'rank_id', 'role_id', 'department_id'])(
     'an unknown %s is a validation failure on that field',
     async (field) => {
-      const target = await createUser(ctx, { unit_id: unitId });
-      const res = await put(target.id, { [field]: 2_000_000_000 });
+      const target = await createUser(ctx, { unit_id: fx.unitId });
+      const res = await update(target.id, { [field]: 2_000_000_000 });
       expect(failingFields(res)).toEqual([field]);
     },
   );
 
   test('a department of another unit answers 400 `Department does not belong to the unit`', async () => {
-    const target = await createUser(ctx, { unit_id: unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
     const department = await createDepartment(ctx, (await createUnit(ctx)).id);
-    const res = await put(target.id, { department_id: department.id });
+    const res = await update(target.id, { department_id: department.id });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('Department does not belong to the unit');
     expect(res.body.errors).toEqual([{ field: 'department_id', message: 'Department does not belong to the unit' }]);

@@ -1,10 +1,8 @@
 import request from 'supertest';
-import { inTransaction } from '../../src/lib/db';
-import { insertContact } from '../../src/modules/contacts/contacts.writer';
-import { lockDirectory } from '../../src/modules/contacts/tree-order';
 import { setupTestContext } from '../helpers/context';
 import { anyDesignationId, bearer, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
 import { treeProblems } from '../helpers/tree';
+import { insertChains } from './contacts-support';
 
 const ctx = setupTestContext();
 const DEPTH = 1000;
@@ -27,24 +25,14 @@ describe('a chain of 1,000 nested contacts', () => {
   beforeAll(async () => {
     admin = await createUser(ctx, { role: 'Super_admin' });
     unitId = (await createUnit(ctx)).id;
-    const designationId = await anyDesignationId(ctx);
     const tag = unique('deep');
-    await inTransaction(ctx.db, async (trx) => {
-      await lockDirectory(trx);
-      let parent: number | null = null;
-      for (let i = 0; i < DEPTH; i++) {
-        parent = await insertContact(trx, {
-          name: `Level ${String(i).padStart(4, '0')}`,
-          email: `${tag}-${i}@deep.test`,
-          service_no: `${tag}-${i}`,
-          phone: '01700000000',
-          unit_id: unitId,
-          designation_id: designationId,
-          parent_id: parent,
-        });
-        chain.push(parent);
-      }
+    const ids = await insertChains(ctx, {
+      unitId,
+      count: DEPTH,
+      depth: DEPTH,
+      fields: (i) => ({ name: `Level ${String(i).padStart(4, '0')}`, email: `${tag}-${i}@deep.test`, service_no: `${tag}-${i}` }),
     });
+    chain.push(...ids);
   }, 120_000);
 
   test('lists in every format with true levels, paths and ancestors', async () => {

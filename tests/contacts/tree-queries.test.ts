@@ -1,9 +1,7 @@
 import request from 'supertest';
-import { inTransaction } from '../../src/lib/db';
-import { insertContact } from '../../src/modules/contacts/contacts.writer';
-import { lockDirectory } from '../../src/modules/contacts/tree-order';
 import { setupTestContext } from '../helpers/context';
-import { anyDesignationId, bearer, createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
+import { bearer, createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
+import { insertChains } from './contacts-support';
 
 const ctx = setupTestContext();
 
@@ -23,24 +21,17 @@ async function queriesOf(run: () => Promise<request.Response>): Promise<number> 
 
 /** Adds `count` contacts to the unit as a forest of chains `depth` deep. */
 async function grow(unitId: number, departmentId: number, count: number, depth: number) {
-  const designationId = await anyDesignationId(ctx);
   const tag = unique('q');
-  await inTransaction(ctx.db, async (trx) => {
-    await lockDirectory(trx);
-    let parent: number | null = null;
-    for (let i = 0; i < count; i++) {
-      if (i % depth === 0) parent = null;
-      parent = await insertContact(trx, {
-        name: `Person ${tag} ${i}`,
-        email: `${tag}-${i}@queries.test`,
-        service_no: `${tag}-${i}`,
-        phone: '01700000000',
-        unit_id: unitId,
-        department_id: i % 2 ? departmentId : null,
-        designation_id: designationId,
-        parent_id: parent,
-      });
-    }
+  await insertChains(ctx, {
+    unitId,
+    count,
+    depth,
+    fields: (i) => ({
+      name: `Person ${tag} ${i}`,
+      email: `${tag}-${i}@queries.test`,
+      service_no: `${tag}-${i}`,
+      department_id: i % 2 ? departmentId : null,
+    }),
   });
 }
 
