@@ -1,12 +1,8 @@
 /** Tests run against a real database: SQLite by default, MySQL/MariaDB with DB_CLIENT=mysql. */
 module.exports = {
   testEnvironment: 'node',
-  transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
-    ],
-  },
+  // ts-jest transpiles only (tsconfig's isolatedModules); `npm run typecheck` checks the types
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   testMatch: ['<rootDir>/tests/**/*.test.ts'],
   globalSetup: '<rootDir>/tests/global-setup.ts',
   globalTeardown: '<rootDir>/tests/global-teardown.ts',

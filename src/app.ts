@@ -12,6 +12,8 @@ import type { Logger } from './lib/logger';
 import { authRouter } from './modules/auth/auth.router';
 import { AuthService } from './modules/auth/auth.service';
 import { PasswordHasher } from './modules/auth/passwords';
+import { ProfileService } from './modules/auth/profile.service';
+import { RegisterService } from './modules/auth/register.service';
 import { authenticate } from './modules/auth/session';
 import { TokenService } from './modules/auth/tokens';
 import { contactsRouter } from './modules/contacts/contacts.router';
@@ -102,8 +104,12 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   app.use('/api', openApiRouter());
   app.use(express.json({ limit: config.bodyLimit }));
 
-  const authService = new AuthService(db, tokens, passwords);
-  app.use('/api/auth', authRouter(authService, { authenticate: requireAuth, loginLimiter: limiters.login }));
+  const authServices = {
+    auth: new AuthService(db, tokens, passwords),
+    register: new RegisterService(db, passwords),
+    profile: new ProfileService(db),
+  };
+  app.use('/api/auth', authRouter(authServices, { authenticate: requireAuth, loginLimiter: limiters.login }));
   const contactReads = new ContactsQueryService(db);
   const contactWrites = new ContactsService(db, contactReads, passwords);
   app.use('/api/contacts', contactsRouter(contactReads, contactWrites, requireAuth));

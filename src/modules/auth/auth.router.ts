@@ -2,11 +2,20 @@ import { Router, type RequestHandler } from 'express';
 import { authOf, clientOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
-import type { AuthService, LoginInput, ProfileChanges, RegisterInput } from './auth.service';
+import type { AuthService, LoginInput } from './auth.service';
+import type { ProfileChanges, ProfileService } from './profile.service';
+import type { RegisterInput, RegisterService } from './register.service';
 import { changePasswordRules, loginRules, refreshRules, registerRules, updateProfileRules } from './auth.validators';
 import { requirePermission } from './session';
 
-export function authRouter(service: AuthService, deps: { authenticate: RequestHandler; loginLimiter: RequestHandler }) {
+export interface AuthServices {
+  auth: AuthService;
+  register: RegisterService;
+  profile: ProfileService;
+}
+
+export function authRouter(services: AuthServices, deps: { authenticate: RequestHandler; loginLimiter: RequestHandler }) {
+  const { auth: service, register, profile } = services;
   const router = Router();
   const { authenticate } = deps;
 
@@ -16,7 +25,7 @@ export function authRouter(service: AuthService, deps: { authenticate: RequestHa
   });
 
   router.post('/register', authenticate, requirePermission('users.register'), ...registerRules, validate, async (req, res) => {
-    const user = await service.register(inputOf<RegisterInput>(req), authOf(req));
+    const user = await register.register(inputOf<RegisterInput>(req), authOf(req));
     sendSuccess(res, 201, 'User registered successfully', { user });
   });
 
@@ -26,12 +35,12 @@ export function authRouter(service: AuthService, deps: { authenticate: RequestHa
   });
 
   router.get('/profile', authenticate, async (req, res) => {
-    const user = await service.getProfile(authOf(req).userId);
+    const user = await profile.getProfile(authOf(req).userId);
     sendSuccess(res, 200, 'Profile retrieved successfully', { user });
   });
 
   router.put('/profile', authenticate, ...updateProfileRules, validate, async (req, res) => {
-    const user = await service.updateProfile(authOf(req).userId, inputOf<ProfileChanges>(req));
+    const user = await profile.updateProfile(authOf(req).userId, inputOf<ProfileChanges>(req));
     sendSuccess(res, 200, 'Profile updated successfully', { user });
   });
 

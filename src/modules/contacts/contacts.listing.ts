@@ -4,7 +4,8 @@ import { NotFoundError } from '../../lib/errors';
 import { contactQuery, toContact, type Contact } from './contacts.repository';
 import { candidateIds, SEARCH_FIELDS } from './search-grams';
 import { nest, withPaths, type AncestorRow, type Format } from './tree';
-import { compareCodePoints, subtreeEnd } from './tree-order';
+import { compareCodePoints } from '../../lib/text';
+import { subtreeEnd } from './tree-order';
 
 export type RoleFilter = 'all' | 'super_admin' | 'admin' | 'user';
 export const ROLE_FILTERS: readonly RoleFilter[] = ['all', 'super_admin', 'admin', 'user'];
