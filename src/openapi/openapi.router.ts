@@ -9,7 +9,7 @@ export function openApiRouter(): Router {
   router.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  router.use('/docs', swaggerUi.serveFiles(document, { swaggerOptions: { persistAuthorization: true } }));
-  router.get('/docs', swaggerUi.setup(document, { customSiteTitle: 'Directory Service API', swaggerOptions: { persistAuthorization: true } }));
+  router.use('/docs', swaggerUi.serveFiles(document, { swaggerOptions: { persistAuthorization: true, validatorUrl: null } }));
+  router.get('/docs', swaggerUi.setup(document, { customSiteTitle: 'Directory Service API', swaggerOptions: { persistAuthorization: true, validatorUrl: null } }));
   return router;
 }
