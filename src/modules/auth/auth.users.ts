@@ -23,6 +23,16 @@ export function signInUser(row: SummaryRow) {
 
 /** The profile read shape: spec 2.2 without created_at. */
 export function profileUser(row: SummaryRow) {
+  return { ...namedUser(row), status: String(row.status), last_seen: toIso(row.last_seen) };
+}
+
+/** The register shape (spec 2.2): the names of the new user, active. */
+export function registeredUser(row: SummaryRow) {
+  return { ...namedUser(row), is_active: 1 as const, created_at: toIsoRequired(row.created_at) };
+}
+
+/** The fields every user shape shares: who the user is, by name. */
+function namedUser(row: SummaryRow) {
   return {
     id: Number(row.id),
     name: String(row.name),
@@ -32,8 +42,6 @@ export function profileUser(row: SummaryRow) {
     service_no: String(row.service_no),
     unit: String(row.unit_name),
     branch: row.branch === null ? null : String(row.branch),
-    status: String(row.status),
-    last_seen: toIso(row.last_seen),
   };
 }
 

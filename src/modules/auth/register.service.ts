@@ -2,10 +2,9 @@ import type { Knex } from 'knex';
 import { inTransaction, isUniqueViolation, type Db } from '../../lib/db';
 import { ConflictError, ValidationError, type FieldError } from '../../lib/errors';
 import type { AuthContext } from '../../lib/http/auth-context';
-import { toIsoRequired } from '../../lib/time';
 import { insertContact } from '../contacts/contacts.writer';
 import { lockDirectory } from '../contacts/tree-order';
-import { userSummaryQuery } from './auth.users';
+import { registeredUser, userSummaryQuery } from './auth.users';
 import type { PasswordHasher } from './passwords';
 import { assertRoleWithinReach } from './privilege';
 
@@ -64,19 +63,7 @@ export class RegisterService {
         throw err;
       }
     });
-    const row = await userSummaryQuery(this.db).where('u.id', id).first();
-    return {
-      id,
-      name: String(row.name),
-      email: String(row.email),
-      role: String(row.role_name),
-      rank: row.rank_name === null ? null : String(row.rank_name),
-      service_no: String(row.service_no),
-      unit: String(row.unit_name),
-      branch: row.branch === null ? null : String(row.branch),
-      is_active: 1,
-      created_at: toIsoRequired(row.created_at),
-    };
+    return registeredUser(await userSummaryQuery(this.db).where('u.id', id).first());
   }
 
   private async assertFreeForRegister(trx: Knex.Transaction, email: string, serviceNo: string): Promise<void> {
