@@ -17,7 +17,8 @@ type Op =
   | { kind: 'create'; unit: 0 | 1; parent: number | null; name: string }
   | { kind: 'move'; target: number; parent: number | null }
   | { kind: 'bulkMove'; targets: number[]; parent: number | null }
-  | { kind: 'delete'; target: number };
+  | { kind: 'delete'; target: number }
+  | { kind: 'bulkDelete'; targets: number[] };
 
 // Names that tie when lower-cased, so sibling order falls back to id, and non-ASCII ones.
 const NAMES = ['ann', 'Ann', 'bob', 'Bob', 'zed', 'Émile', 'émile', 'Ōta', 'carl'];
@@ -28,6 +29,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('move' as const), target: fc.nat(40), parent: fc.option(fc.nat(40), { nil: null }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('bulkMove' as const), targets: fc.uniqueArray(fc.nat(40), { minLength: 1, maxLength: 4 }), parent: fc.option(fc.nat(40), { nil: null }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), target: fc.nat(40) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('bulkDelete' as const), targets: fc.uniqueArray(fc.nat(40), { minLength: 1, maxLength: 4 }) }) },
 );
 
 interface ModelContact {
@@ -109,6 +111,19 @@ describe('tree invariants under random sequences of changes', () => {
             const refused = targets.some((t) => !t.active || model.parentProblem(t, parent, t.unit));
             expect(res.status).toBe(refused ? 400 : 200);
             if (!refused) for (const t of targets) t.parent = parent?.id ?? null;
+          } else if (op.kind === 'bulkDelete') {
+            const targets = [...new Set(op.targets.map((i) => model.pick(i)).filter((c): c is ModelContact => c !== null))];
+            if (targets.length === 0) continue;
+            const res = await request(ctx.app)
+              .post('/api/contacts/bulk-delete')
+              .set(bearer(admin))
+              .send({ contactIds: targets.map((t) => t.id) });
+            expect(res.status).toBe(200);
+            const removed = new Set(targets.filter((t) => t.active).map((t) => t.id));
+            expect(res.body.data.deletedCount).toBe(removed.size);
+            for (const t of targets) t.active = false;
+            // children of a removed contact become roots, unless removed in the same call
+            for (const c of model.contacts) if (c.parent !== null && removed.has(c.parent) && !removed.has(c.id)) c.parent = null;
           } else {
             const target = model.pick(op.target);
             if (!target) continue;

@@ -124,17 +124,10 @@ export class ContactsService {
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) refuse('contactIds', `Contacts not found or inactive: ${missing.join(', ')}`);
 
-      const tree = new TreeOrder(trx);
       if (parentId !== null) {
         for (const row of rows) await assertParentAllowed(trx, row.id, parentId, row.unit_id);
       }
-      // a moved contact inside another moved one's subtree moves after it, in a later round
-      let pending = rows.map((r) => r.id);
-      while (pending.length > 0) {
-        const nested = await tree.nestedAmong(pending);
-        await tree.moveSubtrees(pending.filter((id) => !nested.has(id)), parentId);
-        pending = pending.filter((id) => nested.has(id));
-      }
+      await new TreeOrder(trx).moveSubtrees(rows.map((r) => r.id), parentId);
     });
     return { movedCount: ids.length, contactIds: ids, new_parent_id: parentId };
   }

@@ -114,13 +114,24 @@ export class TreeOrder {
     return nested;
   }
 
-  /**
+    /**
    * Puts each subtree (given by its root) under `parentId` (null: at the top level), in its
    * place among the new siblings, and sets the roots' parent_id and every moved row's depth.
-   * The roots must not lie inside one another; rows inserted by the caller and not yet placed
-   * carry a label <= 0 and are placed as single rows.
+   * A root that lies inside another root's subtree moves after it, in a later round (it ends up
+   * under `parentId` too). Rows inserted by the caller and not yet placed carry a label <= 0
+   * and are placed as single rows.
    */
   async moveSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
+    let pending = rootIds;
+    while (pending.length > 0) {
+      const nested = await this.nestedAmong(pending);
+      await this.placeSubtrees(pending.filter((id) => !nested.has(id)), parentId);
+      pending = pending.filter((id) => nested.has(id));
+    }
+  }
+
+  /** moveSubtrees for roots none of which lies inside another's subtree. */
+  private async placeSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
     if (rootIds.length === 0) return;
     const parent = parentId === null ? null : await this.trx('users').where({ id: parentId }).first('tree_ord', 'depth');
     if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
