@@ -10,3 +10,8 @@ export function compareCodePoints(a: string, b: string): number {
     if (diff !== 0) return diff;
   }
 }
+
+/** The word with its first letter in upper case: `units` -> `Units` (for messages built from names). */
+export function capitalized(word: string): string {
+  return word[0].toUpperCase() + word.slice(1);
+}

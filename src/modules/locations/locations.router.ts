@@ -6,8 +6,8 @@ import { requirePermission } from '../auth/session';
 import { LEVELS, type LevelDef } from './locations.levels';
 import { LocationsService, type ListInput, type LocationValues } from './locations.service';
 import { createRules, idRules, listRules, parentParamRules, updateRules } from './locations.validators';
+import { capitalized } from '../../lib/text';
 
-const capitalized = (word: string) => word[0].toUpperCase() + word.slice(1);
 
 /** One level's routes: list, get, create, update, soft delete, and the lookup by parent. */
 function levelRouter(service: LocationsService, level: LevelDef, canWrite: RequestHandler): Router {

@@ -9,8 +9,8 @@ import { requirePermission } from '../auth/session';
 import { organizations, REFERENCE_RESOURCES, type ResourceSpec } from './reference.resources';
 import { REFERENCE_PAGE, ReferenceService, type ListInput, type Values } from './reference.service';
 import { RolesService, type RoleInput } from './roles.service';
+import { capitalized } from '../../lib/text';
 
-const capitalized = (word: string) => word[0].toUpperCase() + word.slice(1);
 const idRules = [idParamRule(param('id'), 'id')];
 const listRules = (spec: ResourceSpec) => [
   ...paginationRules(REFERENCE_PAGE.maxLimit),

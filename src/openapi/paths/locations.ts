@@ -24,6 +24,7 @@ import {
   type Param,
   type Schema,
 } from '../builders';
+import { capitalized } from '../../lib/text';
 
 /**
  * /api/locations: four groups (countries, divisions, districts, thanas) with the same operations,
@@ -31,7 +32,6 @@ import {
  */
 
 const tags = ['Locations'];
-const capitalized = (word: string) => word[0].toUpperCase() + word.slice(1);
 const WRITE = 'locations.write';
 
 const isActive = int({ enum: [1, 0], description: '1 active, 0 soft-deleted' });

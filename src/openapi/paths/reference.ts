@@ -23,6 +23,7 @@ import {
   type Param,
   type Schema,
 } from '../builders';
+import { capitalized } from '../../lib/text';
 
 /**
  * Units, departments, designations, ranks and organizations (one generic router, built from the
@@ -30,7 +31,6 @@ import {
  */
 
 const tags = ['Reference data'];
-const capitalized = (word: string) => word[0].toUpperCase() + word.slice(1);
 const times = { created_at: timestamp(), updated_at: timestamp() };
 const code = nullable(str({ maxLength: 30 }));
 const name = (max: number) => str({ minLength: 2, maxLength: max, description: 'trimmed; unique case-insensitively' });
