@@ -1,3 +1,4 @@
+import { TtlCache } from '../../lib/cache';
 import { preparedQuery, type Db } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
 import { contactQuery, loadNameMaps, toContact, USER_CONTACT_COLUMNS } from './contacts.repository';
@@ -40,30 +41,14 @@ export const SEARCH_LIMIT = { defaultLimit: 20, maxLimit: 100 };
 
 const asString = (v: number | undefined | null) => (v === undefined || v === null ? null : String(v));
 
-/**
- * Caches what is computed from the whole directory (counters over large sets), keyed by the
- * directory's version: every change of the tree or of a counted field bumps it in the same
- * transaction (lockDirectory), so a cached value is never older than the data it describes.
- */
-class VersionedCache<V> {
-  private readonly entries = new Map<string, Promise<V>>();
-  constructor(private readonly max = 500) {}
-
-  /** Concurrent requests for the same key share one computation (no stampede on a new version). */
-  get(version: number, key: string, compute: () => Promise<V>): Promise<V> {
-    const full = `${version}|${key}`;
-    const hit = this.entries.get(full);
-    if (hit !== undefined) return hit;
-    const value = compute();
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(full, value);
-    value.catch(() => this.entries.delete(full));
-    return value;
-  }
-}
-
 export class ContactsQueryService {
-  private readonly cache = new VersionedCache<unknown>();
+  /**
+   * What is computed from the whole directory (counters over large sets), keyed by the
+   * directory's version: every change of the tree or of a counted field bumps it in the same
+   * transaction (lockDirectory), so a cached value is never older than the data it describes
+   * (the hour only bounds how long an unused entry stays).
+   */
+  private readonly cache = new TtlCache<unknown>(60 * 60 * 1000, 500);
   private readonly contactById: (id: number) => Promise<Record<string, unknown>[]>;
 
   constructor(private readonly db: Db) {
@@ -77,7 +62,7 @@ export class ContactsQueryService {
 
   /** Read the version before computing, so a value is never cached under a newer version than its data. */
   private async cached<V>(key: string, compute: () => Promise<V>): Promise<V> {
-    return this.cache.get(await this.version(), key, compute) as Promise<V>;
+    return this.cache.get(`${await this.version()}|${key}`, compute) as Promise<V>;
   }
 
   private filtersOf(input: ListInput, unitId?: number): ContactFilters {
