@@ -8,6 +8,7 @@ import * as locations from './20261122000600_create_locations';
 import * as securityRecords from './20261122000700_create_security_records';
 import * as contactSearchGrams from './20261122000800_create_contact_search_grams';
 import * as failedLoginSummaries from './20261122000900_index_failed_login_summaries';
+import * as rolePermissionNames from './20261122001000_role_permission_names';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122000700_create_security_records', securityRecords],
   ['20261122000800_create_contact_search_grams', contactSearchGrams],
   ['20261122000900_index_failed_login_summaries', failedLoginSummaries],
+  ['20261122001000_role_permission_names', rolePermissionNames],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

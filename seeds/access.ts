@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { refreshPermissionNames } from '../src/modules/auth/privilege';
 
 /** Every permission a route checks, with what it allows. */
 export const PERMISSIONS: Record<string, string> = {
@@ -52,6 +53,7 @@ export async function seedAccess(trx: Knex.Transaction): Promise<void> {
     const missing = role.permissions.map((name) => permissionIds.get(name)!).filter((id) => !granted.has(id));
     if (missing.length > 0) {
       await trx('role_permissions').insert(missing.map((permission_id) => ({ role_id: role.id, permission_id })));
+      await refreshPermissionNames(trx, role.id);
     }
   }
 }

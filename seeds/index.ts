@@ -7,8 +7,9 @@ import { PasswordHasher } from '../src/modules/auth/passwords';
 import { seedAccess } from './access';
 import { seedLocations } from './locations';
 import { seedReferenceData } from './reference-data';
+import { DEFAULT_ORGANIZATION_ID } from '../src/modules/reference/reference.resources';
 
-export const DEFAULT_ORGANIZATION = { id: 1, name: 'Default Organization', code: 'DEFAULT' };
+export const DEFAULT_ORGANIZATION = { id: DEFAULT_ORGANIZATION_ID, name: 'Default Organization', code: 'DEFAULT' };
 
 /**
  * Brings a migrated database to a usable state and changes nothing that is already there:
@@ -21,6 +22,8 @@ export async function seedDatabase(db: Db, config: Readonly<Config>, logger: Log
   const adminHash = adminExists ? null : await new PasswordHasher(config.bcryptCost).hash(config.admin.password);
 
   await inTransaction(db, async (trx) => {
+    // the tree lock comes before any read of the transaction (lockDirectory)
+    if (adminHash) await lockDirectory(trx);
     await seedAccess(trx);
     if (!(await trx('organizations').where({ id: DEFAULT_ORGANIZATION.id }).first('id'))) {
       const now = new Date();
@@ -30,7 +33,6 @@ export async function seedDatabase(db: Db, config: Readonly<Config>, logger: Log
     await seedLocations(trx);
 
     if (adminHash && !(await trx('users').where({ email: config.admin.email }).first('id'))) {
-      await lockDirectory(trx);
       const unit = (await trx('units').where({ code: 'HQ' }).first('id')) ?? (await trx('units').orderBy('id').first('id'));
       const designation =
         (await trx('designations').where({ code: 'SYSADM' }).first('id')) ??

@@ -3,8 +3,9 @@ import path from 'node:path';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import type { Config } from '../../src/config';
-import { createDb, type Db } from '../../src/lib/db';
+import { createDb, ensureDatabase, type Db } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
+import { prepareDatabase } from '../../src/lib/setup';
 import { TokenService } from '../../src/modules/auth/tokens';
 import { contractApp } from './openapi';
 import { TMP_DIR, isMysql, sqliteTemplate, testConfig } from './config';
@@ -31,6 +32,34 @@ export function openTestDb(overrides: Record<string, string> = {}): { db: Db; co
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
   };
   return { db: createDb(config.db), config, cleanup };
+}
+
+/**
+ * A seeded database no other test file touches, for tests that count or alter the whole
+ * database: on SQLite the file's own copy of the template, on MySQL the database
+ * `<DB_NAME>_<suffix>`, made afresh and dropped by `done`.
+ */
+export async function openOwnSeededDb(suffix: string): Promise<{ db: Db; config: Readonly<Config>; done: () => Promise<void> }> {
+  if (!isMysql()) {
+    const { db, config, cleanup } = openTestDb();
+    return { db, config, done: async () => { await db.destroy(); cleanup(); } };
+  }
+  const name = `${process.env.DB_NAME || 'directory_test'}_${suffix}`;
+  const config = testConfig({ DB_NAME: name });
+  const admin = createDb({ ...config.db, database: '' });
+  await admin.raw('DROP DATABASE IF EXISTS ??', [name]);
+  await ensureDatabase(config.db);
+  const db = createDb(config.db);
+  await prepareDatabase(db, config, createLogger({ level: 'silent' }));
+  return {
+    db,
+    config,
+    done: async () => {
+      await db.destroy();
+      await admin.raw('DROP DATABASE IF EXISTS ??', [name]);
+      await admin.destroy();
+    },
+  };
 }
 
 /**

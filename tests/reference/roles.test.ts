@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { PERMISSIONS, ROLES } from '../../seeds/access';
 import { setupTestContext } from '../helpers/context';
 import { createUser, unique } from '../helpers/factory';
@@ -162,6 +163,23 @@ describe('custom roles', () => {
     const created = await http.post('/api/designations', holder, { name: unique('Desig ') });
     expect(created.status).toBe(201);
     expectError(await http.post('/api/organizations', holder, { name: unique('Org ') }), 403, 'Insufficient permissions');
+  });
+
+  test('after its permissions change, a holder who signs in again gets exactly the new ones', async () => {
+    const role = await newRole(['contacts.read', 'reference.write']);
+    const holder = await createUser(ctx);
+    await ctx.db('users').where({ id: holder.id }).update({ role_id: role.id });
+    expect((await http.put(`/api/roles/${role.id}`, as.Super_admin, { permissions: ['contacts.read', 'organizations.manage'] })).status).toBe(200);
+
+    const login = await request(ctx.app).post('/api/auth/login').send({ email: holder.email, password: holder.password });
+    expect(login.status).toBe(200);
+    const again = { ...holder, token: login.body.data.token as string };
+    expectError(await http.post('/api/designations', again, { name: unique('Desig ') }), 403, 'Insufficient permissions');
+    expect((await http.get('/api/contacts/statistics', again)).status).toBe(200);
+    expect((await http.post('/api/organizations', again, { name: unique('Org ') })).status).toBe(201);
+    // the session reads the names copied beside the role: they follow its grants
+    const row = await ctx.db('roles').where({ id: role.id }).first('permission_names');
+    expect(row.permission_names).toBe('contacts.read,organizations.manage');
   });
 
   test('answers 404 Role not found on update and delete of an unknown id', async () => {

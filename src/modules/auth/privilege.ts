@@ -2,12 +2,29 @@ import type { Queryable } from '../../lib/db';
 import { ForbiddenError } from '../../lib/errors';
 import type { AuthContext } from '../../lib/http/auth-context';
 
+/** `roles.permission_names` as a list (sorted, as stored). */
+export function permissionList(names: unknown): string[] {
+  return names ? String(names).split(',') : [];
+}
+
+/** A role's permission names, sorted (none for an unknown role). */
 export async function permissionsOfRole(db: Queryable, roleId: number): Promise<string[]> {
-  const rows = await db('role_permissions as rp')
+  const role = await db('roles').where({ id: roleId }).first('permission_names');
+  return permissionList(role?.permission_names);
+}
+
+/**
+ * Copies a role's grants in role_permissions into `roles.permission_names`, which every
+ * reader of a role's permissions uses (the session on every request); called in the
+ * transaction of every change to role_permissions.
+ */
+export async function refreshPermissionNames(db: Queryable, roleId: number): Promise<void> {
+  const names = await db('role_permissions as rp')
     .join('permissions as p', 'p.id', 'rp.permission_id')
     .where('rp.role_id', roleId)
-    .select('p.name');
-  return rows.map((r) => String(r.name));
+    .orderBy('p.name')
+    .pluck('p.name');
+  await db('roles').where({ id: roleId }).update({ permission_names: names.join(',') });
 }
 
 /**

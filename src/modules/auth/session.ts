@@ -2,34 +2,46 @@ import type { NextFunction, Request, Response } from 'express';
 import { preparedQuery, type Db } from '../../lib/db';
 import { ForbiddenError, UnauthorizedError } from '../../lib/errors';
 import type { AuthContext } from '../../lib/http/auth-context';
+import { permissionList } from './privilege';
 import type { TokenService } from './tokens';
 
 /**
- * The caller's user, role and permissions in one query, compiled once. A token is good only
- * while its user exists, is active and still has the token_version it was issued with.
+ * The caller's user, role and permissions in one query of two primary-key reads (the role row
+ * carries its permission names), compiled once. A token is good only while its user exists, is
+ * active and still has the token_version it was issued with.
  */
 export function sessionLoader(db: Db) {
   const query = preparedQuery(
     db,
-    (userId: number) => {
-      const permissions = db('role_permissions as rp')
-        .join('permissions as pm', 'pm.id', 'rp.permission_id')
-        .whereRaw('rp.role_id = u.role_id')
-        .select(db.raw('GROUP_CONCAT(pm.name)'));
-      return db('users as u')
+    (userId: number) =>
+      db('users as u')
         .join('roles as r', 'r.id', 'u.role_id')
         .where('u.id', userId)
         .select(
           'u.id', 'u.role_id', 'u.organization_id', 'u.email', 'u.service_no', 'u.is_active', 'u.token_version',
-          'r.name as role_name', permissions.as('permissions'),
-        );
-    },
+          'r.name as role_name', 'r.permission_names',
+        ),
     [0],
   );
-  return async (userId: number, version: number) => toSession((await query(userId))[0], version);
+  // one set per distinct list of names (one per role), not one per request
+  const permissionSets = new Map<string, ReadonlySet<string>>();
+  const permissionsOf = (names: string): ReadonlySet<string> => {
+    let set = permissionSets.get(names);
+    if (!set) {
+      if (permissionSets.size >= 1000) permissionSets.clear();
+      set = new Set(permissionList(names));
+      permissionSets.set(names, set);
+    }
+    return set;
+  };
+  return async (userId: number, version: number) => toSession((await query(userId))[0], version, permissionsOf);
 }
 
-function toSession(row: Record<string, unknown> | undefined, version: number): AuthContext | null {
+function toSession(
+  row: Record<string, unknown> | undefined,
+  version: number,
+  permissionsOf: (names: string) => ReadonlySet<string>,
+): AuthContext | null {
   if (!row || !Number(row.is_active) || Number(row.token_version) !== version) return null;
   return {
     userId: Number(row.id),
@@ -38,7 +50,7 @@ function toSession(row: Record<string, unknown> | undefined, version: number): A
     organizationId: Number(row.organization_id),
     email: String(row.email),
     serviceNo: String(row.service_no),
-    permissions: new Set(row.permissions ? String(row.permissions).split(',') : []),
+    permissions: permissionsOf(String(row.permission_names ?? '')),
   };
 }
 

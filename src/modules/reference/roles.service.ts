@@ -3,10 +3,10 @@ import { inTransaction, isUniqueViolation, type Db, type Queryable } from '../..
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
-import { assertRoleWithinReach } from '../auth/privilege';
+import { assertRoleWithinReach, permissionList, refreshPermissionNames } from '../auth/privilege';
 
 /** Roles 1-3 carry fixed meaning (the spec's Super_admin, Admin, User): they are not changed through the API. */
-export const BUILT_IN_ROLE_IDS = [1, 2, 3];
+const BUILT_IN_ROLE_IDS = [1, 2, 3];
 
 export interface RoleInput {
   name?: string;
@@ -18,25 +18,13 @@ export class RolesService {
   constructor(private readonly db: Db) {}
 
   async list() {
-    const roles = await this.db('roles').orderBy('id');
-    const grants = await this.db('role_permissions as rp')
-      .join('permissions as p', 'p.id', 'rp.permission_id')
-      .orderBy('p.name')
-      .select('rp.role_id', 'p.name');
-    return roles.map((role) =>
-      toRole(role, grants.filter((g) => Number(g.role_id) === Number(role.id)).map((g) => String(g.name))),
-    );
+    return (await this.db('roles').orderBy('id')).map(toRole);
   }
 
   async get(id: number, db: Queryable = this.db) {
     const role = await db('roles').where({ id }).first();
     if (!role) throw new NotFoundError('Role not found');
-    const names = await db('role_permissions as rp')
-      .join('permissions as p', 'p.id', 'rp.permission_id')
-      .where('rp.role_id', id)
-      .orderBy('p.name')
-      .pluck('p.name');
-    return toRole(role, names.map(String));
+    return toRole(role);
   }
 
   async permissions() {
@@ -108,23 +96,30 @@ export class RolesService {
     if (await q.first('id')) throw new ConflictError('A role with this name already exists');
   }
 
-  /** Grants permissions by name; unknown names fail validation, and nobody grants what they lack. */
+  /**
+   * Grants permissions by name (the role's whole set: its old grants are gone); unknown names
+   * fail validation, and nobody grants what they lack.
+   */
   private async grant(trx: Knex.Transaction, roleId: number, names: string[], actor: AuthContext) {
-    if (names.length === 0) return;
+    if (names.length === 0) {
+      await refreshPermissionNames(trx, roleId);
+      return;
+    }
     const known = await trx('permissions').whereIn('name', names).select('id', 'name');
     const unknown = names.filter((n) => !known.some((k) => k.name === n));
     if (unknown.length > 0) throw ValidationError.field('permissions', `Unknown permissions: ${unknown.join(', ')}`);
     if (names.some((n) => !actor.permissions.has(n))) throw new ForbiddenError();
     await trx('role_permissions').insert(known.map((k) => ({ role_id: roleId, permission_id: Number(k.id) })));
+    await refreshPermissionNames(trx, roleId);
   }
 }
 
-function toRole(row: Record<string, unknown>, permissions: string[]) {
+function toRole(row: Record<string, unknown>) {
   return {
     id: Number(row.id),
     name: row.name,
     description: row.description ?? null,
-    permissions,
+    permissions: permissionList(row.permission_names),
     created_at: toIsoRequired(row.created_at),
     updated_at: toIsoRequired(row.updated_at),
   };

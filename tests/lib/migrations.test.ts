@@ -1,0 +1,25 @@
+import { openOwnSeededDb } from '../helpers/context';
+
+/**
+ * The newest migration goes down and up again on a seeded database (users and grants in
+ * place) without losing a grant. On MySQL in a database of its own, dropped after.
+ */
+test('role_permission_names: down drops the column and keeps every grant; up restores the names', async () => {
+  const { db, done } = await openOwnSeededDb('migrations');
+  try {
+    const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
+    const names = await db('roles').orderBy('id').select('id', 'permission_names');
+    expect(grants.length).toBeGreaterThan(10);
+    expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
+    expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
+
+    await db.migrate.down();
+    expect(await db.schema.hasColumn('roles', 'permission_names')).toBe(false);
+    expect(await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id')).toEqual(grants);
+
+    await db.migrate.latest();
+    expect(await db('roles').orderBy('id').select('id', 'permission_names')).toEqual(names);
+  } finally {
+    await done();
+  }
+}, 120_000);
