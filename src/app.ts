@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type Redis from 'ioredis';
-import { pinoHttp } from 'pino-http';
 import type { Config } from './config';
 import { ping, type Db } from './lib/db';
-import { errorHandler, notFound, safeError } from './lib/http/errors';
+import { ValidationError } from './lib/errors';
+import { errorHandler, notFound } from './lib/http/errors';
 import { createRateLimiters } from './lib/http/rate-limit';
+import { requestLog } from './lib/http/request-log';
 import type { Logger } from './lib/logger';
 import { authRouter } from './modules/auth/auth.router';
 import { AuthService } from './modules/auth/auth.service';
@@ -32,8 +32,6 @@ export interface AppDeps {
   redis?: Redis;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 function corsOrigin(config: Readonly<Config>): cors.CorsOptions['origin'] {
   if (config.corsOrigins) return [...config.corsOrigins];
   return config.env !== 'production';
@@ -54,29 +52,7 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   // brackets parsed (qs), so `?page[a]=1` reaches validation as an object and is refused
   app.set('query parser', 'extended');
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId(req, res) {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Lean request records: what is needed to follow a request, none of its headers or body
-      // (so no token, cookie or password can reach a log line through them).
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-        err: safeError,
-      },
-      // 'silent' when that level is off, so nothing is built for a line that is not written
-      customLogLevel: (_req, res, err) => {
-        const level = err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
-        return logger.isLevelEnabled(level) ? level : 'silent';
-      },
-    }),
-  );
+  app.use(requestLog(logger));
   app.use(helmet());
   app.use(
     cors({
@@ -103,6 +79,11 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   app.use('/api', limiters.api);
   app.use('/api', openApiRouter());
   app.use(express.json({ limit: config.bodyLimit }));
+  // every JSON body of this API is an object: an array is the wrong shape (DECISIONS 1)
+  app.use((req, _res, next) => {
+    if (Array.isArray(req.body)) throw ValidationError.field('body', 'Body must be a JSON object');
+    next();
+  });
 
   const authServices = {
     auth: new AuthService(db, tokens, passwords),
@@ -110,7 +91,11 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
     profile: new ProfileService(db),
   };
   app.use('/api/auth', authRouter(authServices, { authenticate: requireAuth, loginLimiter: limiters.login }));
-  const contactReads = new ContactsQueryService(db);
+  const contactReads = new ContactsQueryService(db, {
+    searchIndex: config.searchIndex,
+    searchIndexRefreshMs: config.searchIndexRefreshMs,
+    onSearchIndexError: (err) => logger.error({ err }, 'contact search index build failed'),
+  });
   const contactWrites = new ContactsService(db, contactReads, passwords);
   app.use('/api/contacts', contactsRouter(contactReads, contactWrites, requireAuth));
   app.use('/api/locations', locationsRouter(db, requireAuth));
@@ -118,6 +103,6 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   app.use('/api', referenceRouter(db, requireAuth));
 
   app.use(notFound);
-  app.use(errorHandler);
+  app.use(errorHandler(logger));
   return app;
 }

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
     : undefined;
-  redis?.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection problem'));
+  redis?.on('error', (err) => logger.warn({ err }, 'redis connection problem'));
 
   const app = createApp({ db, config, logger, redis });
   const server: Server = app.listen(config.port, () => {
@@ -55,11 +55,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM', 0));
   process.on('SIGINT', () => stop('SIGINT', 0));
   process.on('unhandledRejection', (reason) => {
-    logger.fatal({ err: reason instanceof Error ? { type: reason.name, message: reason.message } : String(reason) }, 'unhandled rejection');
+    logger.fatal({ err: reason }, 'unhandled rejection');
     stop('unhandledRejection', 1);
   });
   process.on('uncaughtException', (err) => {
-    logger.fatal({ err: { type: err.name, message: err.message } }, 'uncaught exception');
+    logger.fatal({ err }, 'uncaught exception');
     stop('uncaughtException', 1);
   });
 }

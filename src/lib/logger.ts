@@ -4,7 +4,7 @@ import { safeError } from './http/errors';
 export type { Logger };
 
 /** Paths pino replaces with "[Redacted]" wherever they appear in a log line. */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'res.headers["set-cookie"]',

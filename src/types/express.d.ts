@@ -3,6 +3,8 @@ import type { AuthContext } from '../lib/http/auth-context';
 declare global {
   namespace Express {
     interface Request {
+      /** the request id (X-Request-Id), set by the request log */
+      id?: string;
       /** the signed-in caller, set by the authenticate middleware */
       auth?: AuthContext;
       /** the validated and sanitized input (matchedData), set by the validate middleware */

@@ -78,6 +78,14 @@ describe('validation failures', () => {
 });
 
 describe('malformed and mis-shaped input', () => {
+  test('a JSON array as the body is 400 Validation failed on body, and nothing is made', async () => {
+    const name = unique('Arr ');
+    const res = await request(ctx.app).post('/api/designations').set(bearer(admin)).send([{ name }]);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 'error', message: 'Validation failed', errors: [{ field: 'body', message: 'Body must be a JSON object' }] });
+    expect(await ctx.db('designations').where({ name }).first()).toBeUndefined();
+  });
+
   test('malformed JSON is 400 Malformed JSON body', async () => {
     const res = await request(ctx.app)
       .post('/api/designations')

@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, NotFoundError } from '../errors';
+import type { Logger } from '../logger';
+import { requestRecord } from './request-log';
 
 interface HttpishError {
   type?: string;
@@ -14,14 +16,9 @@ export function notFound(_req: Request, _res: Response, next: NextFunction): voi
 /**
  * A serializer for logged errors: name, code and a message, never the stack trace, and no SQL
  * (a database error is logged by its code and the driver's own message only).
- *
- * pino-http runs its err serializer on pino's own serialized form of the error (the Error
- * itself in `raw`), so this unwraps that first; a value that this function already made safe
- * (a plain object) keeps its fields.
+ * The logger's serializer for every `err` key: callers log `{ err }` as it is.
  */
-export function safeError(input: unknown): Record<string, unknown> {
-  const raw = typeof input === 'object' && input !== null ? (input as { raw?: unknown }).raw : undefined;
-  const err = typeof raw === 'object' && raw !== null ? raw : input;
+export function safeError(err: unknown): Record<string, unknown> {
   if (typeof err !== 'object' || err === null || typeof (err as { message?: unknown }).message !== 'string') {
     return { message: String(err).slice(0, 500) };
   }
@@ -38,12 +35,21 @@ export function safeError(input: unknown): Record<string, unknown> {
   };
 }
 
-/** The one error middleware: known errors keep status and message; anything else is a bare 500. */
-export function errorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
-  if (res.headersSent) {
-    next(err);
-    return;
-  }
+/**
+ * The one error middleware: known errors keep status and message; anything else is a bare 500,
+ * logged with its request and its cause (never its stack).
+ */
+export function errorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    answerError(err, req, res, logger);
+  };
+}
+
+function answerError(err: unknown, req: Request, res: Response, logger: Logger): void {
   if (err instanceof AppError) {
     res.status(err.status).json({ status: 'error', message: err.message, ...(err.errors ? { errors: err.errors } : {}) });
     return;
@@ -62,6 +68,6 @@ export function errorHandler(err: unknown, req: Request, res: Response, next: Ne
     res.status(httpish.status).json({ status: 'error', message });
     return;
   }
-  req.log?.error({ err: safeError(err) }, 'unexpected error');
+  logger.error({ req: requestRecord(req), err }, 'unexpected error');
   res.status(500).json({ status: 'error', message: 'Internal server error' });
 }

@@ -56,7 +56,7 @@ export function lengthBetween(min: number, max: number) {
 export function stringRule(
   chain: ValidationChain,
   label: string,
-  options: Presence & { min?: number; max: number },
+  options: Presence & { min?: number; max: number; /** '' (after trimming) is kept as null: "no value" */ emptyAsNull?: boolean },
 ): ValidationChain {
   const { min = 0, max } = options;
   const c = presence(chain, label, options)
@@ -72,9 +72,10 @@ export function stringRule(
       .custom(lengthBetween(0, max))
       .withMessage(`${label} must be at most ${max} characters`);
   }
-  return c
+  const checked = c
     .custom(lengthBetween(min, max))
     .withMessage(min > 0 ? `${label} must be between ${min} and ${max} characters` : `${label} must be at most ${max} characters`);
+  return options.emptyAsNull ? checked.customSanitizer((v: unknown) => (v === '' ? null : v)) : checked;
 }
 
 export function emailRule(chain: ValidationChain, options: Presence = {}): ValidationChain {
@@ -147,7 +148,7 @@ export function oneOfRule(
     .withMessage(`${label} must be one of: ${values.join(', ')}`);
 }
 
-export const PASSWORD_STRENGTH = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)/;
+const PASSWORD_STRENGTH = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)/;
 
 /**
  * A password. `strength` applies the password rule (new passwords only); every password is

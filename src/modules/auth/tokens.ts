@@ -18,6 +18,8 @@ export interface VerifiedToken {
 
 const ALGORITHM = 'HS256';
 const CLOCK_TOLERANCE_SECONDS = 30;
+/** How many verified access tokens are remembered (the oldest goes first). */
+const VERIFIED_MAX = 10_000;
 
 /**
  * Signs and checks the two kinds of JWT. HS256 is pinned on both sides; every token carries
@@ -29,6 +31,13 @@ export class TokenService {
   // a public key on every call, which costs more than the whole HMAC.
   private readonly accessKey: KeyObject;
   private readonly refreshKey: KeyObject;
+  /**
+   * Access tokens that verified, with their claims, until they expire. A client sends the same
+   * token with every request, and checking its signature again would give the same answer;
+   * only a token that verified gets in, found by its whole text. (The user behind a token is
+   * still read on every request: session.ts.)
+   */
+  private readonly verifiedAccess = new Map<string, { claims: VerifiedToken; until: number }>();
 
   constructor(private readonly config: Config['jwt']) {
     this.accessKey = createSecretKey(Buffer.from(config.secret, 'utf8'));
@@ -53,6 +62,11 @@ export class TokenService {
 
   /** The claims of a valid token of the given type, or null for any token that is not. */
   verify(token: string, type: TokenType): VerifiedToken | null {
+    if (type === 'access') {
+      const known = this.verifiedAccess.get(token);
+      if (known && Date.now() < known.until) return known.claims;
+      if (known) this.verifiedAccess.delete(token);
+    }
     let payload: string | JwtPayload;
     try {
       payload = jwt.verify(token, type === 'access' ? this.accessKey : this.refreshKey, {
@@ -68,7 +82,13 @@ export class TokenService {
     if (typeof payload.exp !== 'number') return null;
     if (typeof payload.sub !== 'string' || !/^[1-9]\d{0,15}$/.test(payload.sub)) return null;
     if (typeof payload.ver !== 'number' || !Number.isInteger(payload.ver)) return null;
-    return { userId: Number(payload.sub), version: payload.ver };
+    const claims = { userId: Number(payload.sub), version: payload.ver };
+    if (type === 'access') {
+      if (this.verifiedAccess.size >= VERIFIED_MAX) this.verifiedAccess.delete(this.verifiedAccess.keys().next().value!);
+      // jsonwebtoken refuses the token from (exp + tolerance) seconds on
+      this.verifiedAccess.set(token, { claims, until: (payload.exp + CLOCK_TOLERANCE_SECONDS) * 1000 });
+    }
+    return claims;
   }
 
   private options(userId: number, expiresIn: number): jwt.SignOptions {
