@@ -40,6 +40,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** how long a security-list summary is reused for the same scope and filters; 0: never */
   securitySummaryCacheMs: number;
+  /** where the contact search runs: an index in this process's memory (SQL while it is built), or SQL only */
+  searchIndex: 'memory' | 'sql';
+  /** the shortest time between two builds of that index; 0: a search waits for the build it needs */
+  searchIndexRefreshMs: number;
 }
 
 /** Used only outside production, with a warning at start-up. */
@@ -94,7 +98,14 @@ function size(env: Env, key: string, fallback: string): string {
   return value;
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function oneOf<T extends string>(env: Env, key: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[key]?.trim();
+  if (!raw) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(key, `expected one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
 
 function trustProxy(env: Env): boolean | number | string {
   const raw = str(env, 'TRUST_PROXY', 'false');
@@ -109,16 +120,10 @@ function trustProxy(env: Env): boolean | number | string {
  * so tests build configurations without touching process.env.
  */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
-  const nodeEnv = str(env, 'NODE_ENV', 'development');
-  if (!['development', 'production', 'test'].includes(nodeEnv)) {
-    throw new ConfigError('NODE_ENV', `expected development, production or test, got "${nodeEnv}"`);
-  }
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
   const production = nodeEnv === 'production';
 
-  const client = str(env, 'DB_CLIENT', 'sqlite');
-  if (client !== 'sqlite' && client !== 'mysql') {
-    throw new ConfigError('DB_CLIENT', `expected sqlite or mysql, got "${client}"`);
-  }
+  const client = oneOf(env, 'DB_CLIENT', ['sqlite', 'mysql'] as const, 'sqlite');
 
   const secret = env.JWT_SECRET?.trim() || '';
   const refreshSecret = env.JWT_REFRESH_SECRET?.trim() || '';
@@ -138,10 +143,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     if (!adminPassword) throw new ConfigError('ADMIN_PASSWORD', 'production needs the first administrator password');
   }
 
-  const logLevel = str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info');
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  }
+  const logLevel = oneOf(env, 'LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info');
 
   const corsRaw = env.CORS_ORIGINS?.trim();
   const redisUrl = env.REDIS_URL?.trim();
@@ -188,6 +190,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     securitySummaryCacheMs: int(env, 'SECURITY_SUMMARY_CACHE_MS', 10_000, 0, 3_600_000),
+    searchIndex: oneOf(env, 'SEARCH_INDEX', ['memory', 'sql'] as const, 'memory'),
+    searchIndexRefreshMs: int(env, 'SEARCH_INDEX_REFRESH_MS', 5_000, 0, 3_600_000),
   };
   return deepFreeze(config);
 }

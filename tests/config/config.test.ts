@@ -53,6 +53,11 @@ describe('loadConfig defaults', () => {
     expect(config.redisUrl).toBeUndefined();
   });
 
+  test('searches contacts from the in-memory index, built at most every 5 s', () => {
+    expect(config.searchIndex).toBe('memory');
+    expect(config.searchIndexRefreshMs).toBe(5000);
+  });
+
   test('falls back to the development secrets and admin outside production, and says which', () => {
     expect(config.jwt.secret).toBe(DEVELOPMENT_DEFAULTS.jwtSecret);
     expect(config.jwt.refreshSecret).toBe(DEVELOPMENT_DEFAULTS.jwtRefreshSecret);
@@ -90,7 +95,10 @@ describe('loadConfig with settings', () => {
       REDIS_URL: 'redis://cache:6379',
       DB_CLIENT: 'mysql',
       DB_PORT: '3307',
+      SEARCH_INDEX: 'sql',
+      SEARCH_INDEX_REFRESH_MS: '0',
     });
+    expect({ searchIndex: config.searchIndex, refresh: config.searchIndexRefreshMs }).toEqual({ searchIndex: 'sql', refresh: 0 });
     expect(config.port).toBe(8080);
     expect(config.bcryptCost).toBe(10);
     expect(config.jwt.expiresIn).toBe(900);
@@ -151,6 +159,7 @@ describe('loadConfig refuses bad values, naming the key', () => {
     ['DB_PORT', 'mysql'],
     ['DB_POOL_MAX', '0'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
+    ['SEARCH_INDEX_REFRESH_MS', '-1'],
   ])('%s=%p', (key, value) => {
     const error = configErrorOf({ [key]: value });
     expect(error.message).toContain(key);
@@ -172,6 +181,7 @@ describe('loadConfig refuses bad values, naming the key', () => {
   test.each([
     ['NODE_ENV', 'staging'],
     ['DB_CLIENT', 'postgres'],
+    ['SEARCH_INDEX', 'disk'],
   ])('%s=%p', (key, value) => {
     expect(configErrorOf({ [key]: value }).message).toContain(key);
   });

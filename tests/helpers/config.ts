@@ -20,6 +20,10 @@ export function testConfig(overrides: Record<string, string> = {}): Readonly<Con
     BCRYPT_COST: '4',
     // summaries exactly as the rows stand (the cache is tested on its own)
     SECURITY_SUMMARY_CACHE_MS: '0',
+    // every contact search from the in-memory index, built for the version it needs (the SQL
+    // search has its own run: endpoints-search-sql.test.ts)
+    SEARCH_INDEX: 'memory',
+    SEARCH_INDEX_REFRESH_MS: '0',
     DB_NAME: process.env.DB_NAME || 'directory_test',
     SQLITE_FILENAME: sqliteTemplate(),
     JWT_SECRET: 'test-access-secret-0123456789abcdef',

@@ -1,0 +1,99 @@
+import fc from 'fast-check';
+import { createDb } from '../../src/lib/db';
+import { compareCodePoints } from '../../src/lib/text';
+import { SearchIndex } from '../../src/modules/contacts/search-index';
+import { setupTestContext } from '../helpers/context';
+import { createUser, unique } from '../helpers/factory';
+
+/**
+ * The in-memory search index's rule of freshness: a snapshot answers only a search whose
+ * directory version it has reached; otherwise SQL answers, and a new build starts at most once
+ * per refresh interval. (What it answers is the search suite's, run on both ways of searching.)
+ */
+
+const ctx = setupTestContext();
+
+async function version(): Promise<number> {
+  return Number((await ctx.db('directory_state').where({ id: 1 }).first('version')).version);
+}
+
+/** Asks until the index has a snapshot for `v` (its build runs in the background). */
+async function built(index: SearchIndex, v: number, needle: string) {
+  for (let i = 0; i < 200; i++) {
+    const snapshot = await index.at(v, needle);
+    if (snapshot) return snapshot;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the index was not built');
+}
+
+describe('SearchIndex with a refresh interval', () => {
+  test('builds in the background, answers only the versions it has reached, and rebuilds once the interval has passed', async () => {
+    let clock = 1_000_000;
+    const errors: unknown[] = [];
+    const index = new SearchIndex(ctx.db, 60_000, (err) => errors.push(err), () => clock);
+    const tag = unique('idx').toLowerCase();
+    const first = await createUser(ctx, { name: `Indexed ${tag} One` });
+    const v1 = await version();
+
+    // no snapshot yet: SQL answers while the first one is built
+    expect(await index.at(v1, tag)).toBeNull();
+    const snapshot = await built(index, v1, tag);
+    expect(snapshot.version).toBeGreaterThanOrEqual(v1);
+    expect(snapshot.search(tag, {}, 10)).toEqual({ ids: [first.id], total: 1 });
+
+    // a change: the snapshot is stale, and within the interval no new build starts
+    const second = await createUser(ctx, { name: `Indexed ${tag} Two` });
+    const v2 = await version();
+    expect(await index.at(v2, tag)).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await index.at(v2, tag)).toBeNull();
+
+    // once the interval has passed, the next search starts one, and then the index answers again
+    clock += 60_000;
+    const fresh = await built(index, v2, tag);
+    expect(fresh.version).toBeGreaterThanOrEqual(v2);
+    expect(fresh.search(tag, {}, 10)).toEqual({ ids: [first.id, second.id], total: 2 });
+    expect(errors).toEqual([]);
+  });
+
+  test('a term holding the separator of the fields, or shorter than two, is left to SQL', async () => {
+    const index = new SearchIndex(ctx.db, 0, () => undefined);
+    const v = await version();
+    expect(await index.at(v, 'ab\u0000cd')).toBeNull();
+    expect(await index.at(v, 'a')).toBeNull();
+    expect(await index.at(v, 'ab')).not.toBeNull();
+  });
+
+  test('a build that fails is reported, and leaves the search to SQL', async () => {
+    const gone = createDb(ctx.config.db);
+    await gone.destroy();
+    const errors: unknown[] = [];
+    const index = new SearchIndex(gone, 0, (err) => errors.push(err));
+    expect(await index.at(await version(), 'abc')).toBeNull();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(Error);
+  });
+});
+
+describe('compareCodePoints', () => {
+  const byCodePoints = (a: string, b: string) => {
+    const x = Array.from(a, (c) => c.codePointAt(0)!);
+    const y = Array.from(b, (c) => c.codePointAt(0)!);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+    return x.length - y.length;
+  };
+
+  test('orders like the code points, also above U+FFFF (which sort after U+E000-U+FFFF)', () => {
+    expect(compareCodePoints('\u{1F600}', '\uFFFD')).toBeGreaterThan(0);
+    expect(compareCodePoints('ab', 'abc')).toBeLessThan(0);
+    expect(compareCodePoints('same', 'same')).toBe(0);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => {
+        expect(Math.sign(compareCodePoints(a, b))).toBe(Math.sign(byCodePoints(a, b)));
+        expect(Math.sign(compareCodePoints(a + b, a))).toBe(Math.sign(byCodePoints(a + b, a)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
