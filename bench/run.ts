@@ -3,8 +3,8 @@
  *
  * Starts the built service (node dist/src/server.js) on the configured database, fills it with
  * the demo directory first when it holds fewer contacts than asked, and drives each endpoint
- * with autocannon (10 connections, 10 s). Then it runs a bare Express handler doing the same
- * primary-key SELECT as "get by id" and prints the ratio. Prints a table and writes the figures
+ * with autocannon (10 connections, 10 s). Beside it runs a bare Express handler doing the same
+ * primary-key SELECT as "get by id", driven in turns with "get by id", and prints the ratio. Prints a table and writes the figures
  * with the machine and database to bench/results/<time>-<database>.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -145,11 +145,11 @@ function scenarios(t: Targets): Scenario[] {
   return list;
 }
 
-async function drive(url: string, scenario: Scenario, token: string | null, args: Args) {
+async function drive(url: string, scenario: Scenario, token: string | null, args: Args, seconds = args.duration) {
   const result = await autocannon({
     url,
     connections: args.connections,
-    duration: args.duration,
+    duration: seconds,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     requests: [
       {
@@ -172,6 +172,43 @@ async function drive(url: string, scenario: Scenario, token: string | null, args
     status_5xx: result['5xx'],
     errors: result.errors + result.timeouts,
   };
+}
+
+type Figures = Awaited<ReturnType<typeof drive>>;
+
+/** One set of figures for slices of one run: requests over the whole time, the median p50, the worst p99. */
+function combined(slices: Figures[], seconds: number): Figures {
+  const sum = (pick: (f: Figures) => number) => slices.reduce((total, f) => total + pick(f), 0);
+  const p50s = slices.map((f) => f.p50_ms).sort((x, y) => x - y);
+  return {
+    ...slices[0],
+    requests_per_s: Math.round(sum((f) => f.total) / seconds),
+    p50_ms: p50s[Math.floor(p50s.length / 2)],
+    p99_ms: Math.max(...slices.map((f) => f.p99_ms)),
+    total: sum((f) => f.total),
+    non_2xx: sum((f) => f.non_2xx),
+    status_5xx: sum((f) => f.status_5xx),
+    errors: sum((f) => f.errors),
+  };
+}
+
+const ROUNDS = 5;
+
+/**
+ * Runs two loads in turns, a fifth of the time each, after a second of each to warm up: the
+ * speed of a shared machine drifts over minutes, and a ratio of two runs taken minutes apart
+ * measured that drift as much as the service.
+ */
+async function alternate(first: (seconds: number) => Promise<Figures>, second: (seconds: number) => Promise<Figures>, seconds: number) {
+  await first(1);
+  await second(1);
+  const a: Figures[] = [];
+  const b: Figures[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    a.push(await first(seconds / ROUNDS));
+    b.push(await second(seconds / ROUNDS));
+  }
+  return [combined(a, seconds), combined(b, seconds)] as const;
 }
 
 async function databaseInfo(db: Db, client: string) {
@@ -215,7 +252,23 @@ async function main() {
     ADMIN_PASSWORD: config.admin.password,
   };
   const service = await start(process.execPath, ['dist/src/server.js'], env, `http://127.0.0.1:${port}/ready`);
+  const barePort = await freePort();
+  let bare: ChildProcess;
+  try {
+    bare = await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`);
+  } catch (err) {
+    service.kill('SIGTERM');
+    throw err;
+  }
+  const random = prng(7);
+  const bareScenario: Scenario = {
+    name: 'bare handler, same SELECT',
+    target: '',
+    next: () => ({ path: `/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}` }),
+  };
+  const driveBare = (seconds: number) => drive(`http://127.0.0.1:${barePort}`, bareScenario, null, args, seconds);
   const results = [];
+  let baseline: Figures | undefined;
   let peakMb: number | null = null;
   try {
     const url = `http://127.0.0.1:${port}`;
@@ -226,33 +279,25 @@ async function main() {
     });
     if (!login.ok) throw new Error(`cannot sign in as ${config.admin.email}: ${login.status}`);
     const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const run = await peakRss(service.pid!, async () => {
-      const out = [];
-      for (const scenario of scenarios(targets)) {
-        if (args.only.length && !args.only.some((o) => scenario.name.startsWith(o))) continue;
-        process.stderr.write(`  ${scenario.name}...\n`);
-        out.push(await drive(url, scenario, token, args));
-      }
-      return out;
-    });
-    results.push(...run.result);
-    peakMb = run.peakMb;
+    // the service's resident memory at its highest during each scenario (it seldom gives
+    // memory back, so a scenario's figure includes what the ones before it left)
+    for (const scenario of scenarios(targets)) {
+      if (args.only.length && !args.only.some((o) => scenario.name.startsWith(o))) continue;
+      process.stderr.write(`  ${scenario.name}...\n`);
+      const driveService = (seconds: number) => drive(url, scenario, token, args, seconds);
+      const run = await peakRss(service.pid!, async () => {
+        // get by id and the bare handler in turns, so that their ratio compares like with like
+        if (scenario.name !== 'get by id') return driveService(args.duration);
+        const [measured, bareFigures] = await alternate(driveService, driveBare, args.duration);
+        baseline = bareFigures;
+        return measured;
+      });
+      results.push({ ...run.result, peak_rss_mb: run.peakMb });
+      if (run.peakMb !== null) peakMb = Math.max(peakMb ?? 0, run.peakMb);
+    }
+    baseline ??= await driveBare(args.duration);
   } finally {
     service.kill('SIGTERM');
-  }
-
-  const barePort = await freePort();
-  const bare = await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`);
-  let baseline;
-  try {
-    const random = prng(7);
-    baseline = await drive(
-      `http://127.0.0.1:${barePort}`,
-      { name: 'bare handler, same SELECT', target: '', next: () => ({ path: `/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}` }) },
-      null,
-      args,
-    );
-  } finally {
     bare.kill('SIGTERM');
   }
 
@@ -274,8 +319,10 @@ async function main() {
     total_5xx: results.reduce((sum, r) => sum + r.status_5xx, 0),
   };
 
-  const rows = [...results, baseline].map((r) => [r.name, String(r.requests_per_s), `${r.p50_ms}`, `${r.p99_ms}`, String(r.non_2xx), r.target]);
-  const header = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'target'];
+  const rows = [...results, { ...baseline, peak_rss_mb: null }].map((r) => [
+    r.name, String(r.requests_per_s), `${r.p50_ms}`, `${r.p99_ms}`, String(r.non_2xx), r.target, r.peak_rss_mb === null ? '' : String(r.peak_rss_mb),
+  ]);
+  const header = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'target', 'RSS MiB'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.warn(`\n${machine.cpus} CPUs (${machine.cpu_model}), ${machine.memory_gb} GiB, ${machine.node}; ${database.client} ${database.version}`);

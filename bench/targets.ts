@@ -46,7 +46,8 @@ export async function pickTargets(db: Db): Promise<Targets> {
     .map(Number)
     .filter((id) => !leafSet.has(id));
   // what people type into a search box: 4 to 7 characters of someone's name, e-mail, service
-  // number or phone, taken from 2,000 random contacts (so hardly any term repeats in a run)
+  // number or phone, taken from 2,000 random contacts (each request draws one at random; no
+  // search result is cached, so a repeated term costs what a new one does)
   const sample = await db('users').whereIn('id', contactIds).select('name', 'email', 'service_no', 'phone');
   const searchTerms = sample.map((row, i) => {
     const field = [row.name, row.name, String(row.email).split('@')[0], row.service_no, row.phone][i % 5] as string;

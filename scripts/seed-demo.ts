@@ -17,7 +17,7 @@ import { createLogger } from '../src/lib/logger';
 import { prepareDatabase } from '../src/lib/setup';
 import { contactGrams } from '../src/modules/contacts/search-grams';
 import { computePreorder, writeLabels } from '../src/modules/contacts/tree-labels';
-import { sortNameOf } from '../src/modules/contacts/tree-order';
+import { lockDirectory, sortNameOf } from '../src/modules/contacts/tree-order';
 import { seedFailedLogins } from './demo-security';
 import { personName, phoneNumber, pick, prng, treeShape } from './demo-data';
 import { bulkInsert, loadData } from './bulk-insert';
@@ -78,7 +78,7 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
       // a page cache big enough for the index pages that the bulk load touches at random
       await trx.raw('PRAGMA cache_size = -1000000');
     }
-    await trx('directory_state').where({ id: 1 }).increment('version', 1);
+    await lockDirectory(trx);
     const parentUnit = await trx('units').where({ code: 'OPS' }).first('id');
     const units: Array<{ id: number; departments: number[] }> = [];
     for (let u = 0; u < sizes.length; u++) {
