@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /** A realistic starting structure: a headquarters with directorates, regional offices and an academy. */
-export const UNITS: Array<{ code: string; name: string; parent?: string; departments: string[] }> = [
+const UNITS: Array<{ code: string; name: string; parent?: string; departments: string[] }> = [
   { code: 'HQ', name: 'Headquarters', departments: ['Command Secretariat', 'Legal Affairs', 'Public Relations'] },
   { code: 'OPS', name: 'Operations Directorate', parent: 'HQ', departments: ['Control Room', 'Intelligence', 'Planning'] },
   { code: 'DHK-RO', name: 'Dhaka Regional Office', parent: 'OPS', departments: ['Administration', 'Field Operations'] },
@@ -16,7 +16,7 @@ export const UNITS: Array<{ code: string; name: string; parent?: string; departm
   { code: 'ACAD', name: 'Training Academy', parent: 'TRG', departments: ['Advanced Courses', 'Basic Training'] },
 ];
 
-export const DESIGNATIONS: Array<{ code: string; name: string }> = [
+const DESIGNATIONS: Array<{ code: string; name: string }> = [
   { code: 'DG', name: 'Director General' },
   { code: 'DIR', name: 'Director' },
   { code: 'DD', name: 'Deputy Director' },
@@ -36,7 +36,7 @@ export const DESIGNATIONS: Array<{ code: string; name: string }> = [
 ];
 
 /** Ranks with their seniority (1 is the most senior). */
-export const RANKS: Array<{ code: string; name: string; level: number }> = [
+const RANKS: Array<{ code: string; name: string; level: number }> = [
   'General:GEN', 'Lieutenant General:LT GEN', 'Major General:MAJ GEN', 'Brigadier General:BRIG GEN', 'Colonel:COL',
   'Lieutenant Colonel:LT COL', 'Major:MAJ', 'Captain:CAPT', 'Lieutenant:LT', 'Second Lieutenant:2LT',
   'Master Warrant Officer:MWO', 'Senior Warrant Officer:SWO', 'Warrant Officer:WO', 'Sergeant:SGT',

@@ -8,7 +8,7 @@ import { migrationSource } from '../../migrations';
 export type Db = Knex;
 /** A query helper takes either the knex instance or an open transaction. */
 export type Queryable = Knex | Knex.Transaction;
-export type Dialect = 'mysql' | 'sqlite';
+type Dialect = 'mysql' | 'sqlite';
 
 const MYSQL_SESSION: Array<{ sql: string; optional?: boolean }> = [
   { sql: "SET time_zone = '+00:00'" },
@@ -143,7 +143,7 @@ export function isForeignKeyViolation(err: unknown): boolean {
 }
 
 /** Errors after which the whole transaction may simply be run again. */
-export function isRetryable(err: unknown): boolean {
+function isRetryable(err: unknown): boolean {
   const code = codeOf(err);
   return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
 }
@@ -181,7 +181,7 @@ export async function ping(db: Db): Promise<boolean> {
 }
 
 /** A LIKE pattern matching `term` anywhere, with %, _ and the escape character taken literally. */
-export function containsPattern(term: string): string {
+function containsPattern(term: string): string {
   return `%${term.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
@@ -240,11 +240,10 @@ export function preparedQuery<A extends unknown[]>(
   const { sql } = build(...placeholders).toSQL().toNative();
   const mysql = dialectOf(db) === 'mysql';
   const client = db.client as PoolClient;
-  const native = mysql ? sql : sql.replace(/\$\d+/g, '?');
   const statements = new WeakMap<object, ReturnType<SqliteConnection['prepare']>>();
   const sqliteStatement = (connection: SqliteConnection) => {
     let statement = statements.get(connection);
-    if (!statement) statements.set(connection, (statement = connection.prepare(native)));
+    if (!statement) statements.set(connection, (statement = connection.prepare(sql)));
     return statement;
   };
   return async (...values: A) => {
@@ -252,7 +251,7 @@ export function preparedQuery<A extends unknown[]>(
     try {
       if (!mysql) return sqliteStatement(connection as SqliteConnection).all(...values) as Record<string, unknown>[];
       return await new Promise((resolve, reject) =>
-        (connection as Mysql2Connection).execute(native, values, (err, rows) =>
+        (connection as Mysql2Connection).execute(sql, values, (err, rows) =>
           err ? reject(err) : resolve(rows as Record<string, unknown>[]),
         ),
       );

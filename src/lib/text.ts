@@ -1,14 +1,19 @@
 /** Orders strings by Unicode code point, as both databases compare binary-collated text. */
 export function compareCodePoints(a: string, b: string): number {
-  const ia = a[Symbol.iterator]();
-  const ib = b[Symbol.iterator]();
-  for (;;) {
-    const ca = ia.next();
-    const cb = ib.next();
-    if (ca.done || cb.done) return ca.done && cb.done ? 0 : ca.done ? -1 : 1;
-    const diff = ca.value.codePointAt(0)! - cb.value.codePointAt(0)!;
-    if (diff !== 0) return diff;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) {
+      // a surrogate (U+D800-U+DFFF) is half of a code point above U+FFFF, which sorts after every
+      // other; two surrogates at the first difference compare like the code points they make
+      const sx = x >= 0xd800 && x <= 0xdfff;
+      const sy = y >= 0xd800 && y <= 0xdfff;
+      if (sx !== sy) return sx ? 1 : -1;
+      return x - y;
+    }
   }
+  return a.length - b.length;
 }
 
 /** The word with its first letter in upper case: `units` -> `Units` (for messages built from names). */

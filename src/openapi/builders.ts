@@ -85,8 +85,8 @@ export const E401 = errorResponse('Missing, invalid, expired or revoked token');
 export const E403 = errorResponse('The role lacks the permission', 'Insufficient permissions');
 export const E404 = (message: string) => errorResponse('Not found', message);
 export const E409 = errorResponse('Conflict with the stored data (a duplicate, or a record in use)');
-export const E413 = errorResponse('Body over BODY_LIMIT', 'Request body too large');
-export const E415 = errorResponse(
+const E413 = errorResponse('Body over BODY_LIMIT', 'Request body too large');
+const E415 = errorResponse(
   'A charset other than UTF-8 (utf-*), or a Content-Encoding other than identity, gzip, deflate and br',
   'Unsupported content encoding or charset',
 );

@@ -1,6 +1,7 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { toIso } from '../../src/lib/time';
+import type { RegisterInput } from '../../src/modules/auth/register.service';
 import type { TestContext } from '../helpers/context';
 import { createUser, unique, type TestUser, type UserFields } from '../helpers/factory';
 
@@ -117,15 +118,8 @@ export function unsignedToken(ctx: TestContext, payload: Record<string, unknown>
 export const uniqueEmail = (prefix = 'auth') => `${unique(prefix)}@example.test`.toLowerCase();
 export const uniqueServiceNo = (max = 50) => unique('SN').slice(0, max);
 
-export interface RegisterBody {
-  name: string;
-  email: string;
-  password: string;
-  service_no: string;
-  unit: string;
-  designation: string;
-  [field: string]: unknown;
-}
+/** A register body: the service's input, with room for the wrong fields a test sends. */
+export type RegisterBody = RegisterInput & { [field: string]: unknown };
 
 /** The smallest valid register body: the fields DECISIONS 4 makes required. */
 export function registerBody(overrides: Record<string, unknown> = {}): RegisterBody {

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
 import { createOrganization, createUser, unique } from '../helpers/factory';
 import { epochOf, failingFields, login } from './auth-support';
@@ -75,5 +76,19 @@ describe('POST /api/auth/login failed-login records', () => {
     const res = await login(ctx, { email, password: '' });
     expect(failingFields(res)).toEqual(['password']);
     expect(await failedLoginsOf(email)).toHaveLength(0);
+  });
+});
+
+describe('the address of a failed sign-in, behind a proxy', () => {
+  const ctx = setupTestContext({ TRUST_PROXY: 'true' });
+
+  test('is the client address the proxy names, and keeps at most 45 characters (spec 8)', async () => {
+    const email = `${unique('far')}@example.test`;
+    // an IPv6 address with a zone: longer than any column should hold
+    const forwarded = 'fe80:0000:0000:0000:0000:0000:0000:0001%verylonginterfacename0';
+    const res = await request(ctx.app).post('/api/auth/login').set('X-Forwarded-For', forwarded).send({ email, password: 'Whatever1' });
+    expect(res.status).toBe(401);
+    const row = await ctx.db('failed_login_attempts').where({ login_id: email }).first('ip_address');
+    expect(row.ip_address).toBe(forwarded.slice(0, 45));
   });
 });

@@ -145,6 +145,12 @@ describe('GET /api/units/:id', () => {
 });
 
 describe('POST, PUT and DELETE /api/units', () => {
+  test('an empty code is no code: two units sent with code "" are both made, with code null', async () => {
+    const first = await newUnit({ code: '' });
+    const second = await newUnit({ code: '  ' });
+    expect([first.code, second.code]).toEqual([null, null]);
+  });
+
   test.each(['Admin', 'Super_admin'] as const)('an %s creates, updates and deletes a unit', async (role) => {
     const name = unique('Unit ');
     const created = await http.post('/api/units', as[role], { name, code: unique('K').slice(0, 30) });

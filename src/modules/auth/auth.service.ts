@@ -1,10 +1,11 @@
 import { inTransaction, type Db } from '../../lib/db';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../../lib/errors';
-import type { ClientInfo } from '../../lib/http/auth-context';
+import type { AuthContext, ClientInfo } from '../../lib/http/auth-context';
 import { FAILED_LOGIN_REASON, recordFailedLogin, recordPasswordChange } from '../security/security.records';
 import { signInUser, tokenSubject, userSummaryQuery, type SummaryRow } from './auth.users';
 import type { PasswordHasher } from './passwords';
-import type { TokenService } from './tokens';
+import { sessionLoader } from './session';
+import type { TokenService, TokenSubject } from './tokens';
 
 export interface LoginInput {
   /** empty or null when the caller signs in with login_id */
@@ -15,11 +16,15 @@ export interface LoginInput {
 
 /** Sign-in, token refresh and password change. */
 export class AuthService {
+  private readonly loadSession: ReturnType<typeof sessionLoader>;
+
   constructor(
     private readonly db: Db,
     private readonly tokens: TokenService,
     private readonly passwords: PasswordHasher,
-  ) {}
+  ) {
+    this.loadSession = sessionLoader(db);
+  }
 
   /**
    * Every failure answers the same 401 after one bcrypt comparison, whatever its cause, and
@@ -44,12 +49,8 @@ export class AuthService {
       return new UnauthorizedError('Invalid credentials');
     };
 
-    if (!user) {
-      await this.passwords.verifyNothing(input.password);
-      throw await fail(FAILED_LOGIN_REASON.userNotFound);
-    }
-    const hash = user.password_hash === null ? null : String(user.password_hash);
-    const matches = hash ? await this.passwords.verify(input.password, hash) : await this.passwords.verifyNothing(input.password);
+    const matches = await this.passwords.verify(input.password, hashOf(user));
+    if (!user) throw await fail(FAILED_LOGIN_REASON.userNotFound);
     if (!Number(user.is_active)) throw await fail(FAILED_LOGIN_REASON.deactivated);
     if (!matches) throw await fail(FAILED_LOGIN_REASON.invalidPassword);
 
@@ -63,13 +64,12 @@ export class AuthService {
     };
   }
 
+  /** A new access token, while the refresh token's user is as the session rules want it (session.ts). */
   async refresh(refreshToken: string) {
     const claims = this.tokens.verify(refreshToken, 'refresh');
-    const user = claims && (await userSummaryQuery(this.db).where('u.id', claims.userId).first());
-    if (!claims || !user || !Number(user.is_active) || Number(user.token_version) !== claims.version) {
-      throw new UnauthorizedError('Invalid or expired refresh token');
-    }
-    return { token: this.tokens.signAccess(tokenSubject(user)) };
+    const session = claims && (await this.loadSession(claims.userId, claims.version));
+    if (!claims || !session) throw new UnauthorizedError('Invalid or expired refresh token');
+    return { token: this.tokens.signAccess(subjectOf(session, claims.version)) };
   }
 
   /**
@@ -79,19 +79,17 @@ export class AuthService {
   async changePassword(userId: number, input: { currentPassword: string; newPassword: string }, client: ClientInfo) {
     const user = await userSummaryQuery(this.db).where('u.id', userId).first();
     if (!user) throw new NotFoundError('User not found');
-    const hash = user.password_hash === null ? null : String(user.password_hash);
-    const matches = hash
-      ? await this.passwords.verify(input.currentPassword, hash)
-      : await this.passwords.verifyNothing(input.currentPassword);
+    const matches = await this.passwords.verify(input.currentPassword, hashOf(user));
     if (!matches) throw new BadRequestError('Current password is incorrect');
     if (input.newPassword === input.currentPassword) {
       throw new BadRequestError('New password must be different from current password');
     }
     const newHash = await this.passwords.hash(input.newPassword);
-    await inTransaction(this.db, async (trx) => {
+    const tokenVersion = await inTransaction(this.db, async (trx) => {
       await trx('users')
         .where({ id: userId })
         .update({ password_hash: newHash, token_version: trx.raw('token_version + 1'), updated_at: new Date() });
+      const { token_version } = await trx('users').where({ id: userId }).first('token_version');
       await recordPasswordChange(trx, {
         userId,
         changedBy: userId,
@@ -99,8 +97,17 @@ export class AuthService {
         changeType: 'self',
         client,
       });
+      return Number(token_version);
     });
-    const fresh = await userSummaryQuery(this.db).where('u.id', userId).first();
-    return { token: this.tokens.signAccess(tokenSubject(fresh)), refreshToken: this.tokens.signRefresh(tokenSubject(fresh)) };
+    const subject = tokenSubject({ ...user, token_version: tokenVersion });
+    return { token: this.tokens.signAccess(subject), refreshToken: this.tokens.signRefresh(subject) };
   }
+}
+
+function subjectOf(session: AuthContext, tokenVersion: number): TokenSubject {
+  return { id: session.userId, role_name: session.roleName, organization_id: session.organizationId, token_version: tokenVersion };
+}
+
+function hashOf(user: SummaryRow | undefined): string | null {
+  return typeof user?.password_hash === 'string' ? user.password_hash : null;
 }

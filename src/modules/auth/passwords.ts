@@ -13,15 +13,13 @@ export class PasswordHasher {
     return bcrypt.hash(password, this.cost);
   }
 
-  verify(password: string, hash: string): Promise<boolean> {
-    return bcrypt.compare(password, hash);
-  }
-
   /**
-   * Spends the same time as a real comparison and always fails: used when there is no
-   * account or no password, so the answer's timing does not tell whether an account exists.
+   * Whether `password` matches `hash`. Without a hash (no account, or an account with no
+   * password) it spends the same time on a comparison that fails, so the answer's timing does
+   * not tell whether an account exists.
    */
-  async verifyNothing(password: string): Promise<false> {
+  async verify(password: string, hash: string | null | undefined): Promise<boolean> {
+    if (hash) return bcrypt.compare(password, hash);
     this.dummy ??= bcrypt.hash('no account has this password', this.cost);
     await bcrypt.compare(password, await this.dummy);
     return false;

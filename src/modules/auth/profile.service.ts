@@ -4,7 +4,8 @@ import { assertChangeReferences, findUserRow } from '../contacts/contacts.reposi
 import { updateContact, type ContactChanges } from '../contacts/contacts.writer';
 import { lockDirectory } from '../contacts/tree-order';
 import { profileUser, userSummaryQuery } from './auth.users';
-import { permissionsOfRole } from './privilege';
+import { takenField } from '../contacts/contacts.repository';
+import { permissionList } from './privilege';
 
 export type ProfileChanges = Pick<
   ContactChanges,
@@ -41,15 +42,9 @@ export class ProfileService {
   }
 
   private async assertFreeForProfile(db: Queryable, userId: number, changes: ProfileChanges): Promise<void> {
-    if (changes.email !== undefined && (await db('users').where({ email: changes.email }).whereNot({ id: userId }).first('id'))) {
-      throw new ConflictError('Email is already in use by another user');
-    }
-    if (
-      changes.service_no !== undefined &&
-      (await db('users').where({ service_no: changes.service_no }).whereNot({ id: userId }).first('id'))
-    ) {
-      throw new ConflictError('Service number is already in use by another user');
-    }
+    const taken = await takenField(db, changes, userId);
+    if (taken === 'email') throw new ConflictError('Email is already in use by another user');
+    if (taken === 'service_no') throw new ConflictError('Service number is already in use by another user');
   }
 
   /** The profile after an update (spec 2.3). */
@@ -65,7 +60,7 @@ export class ProfileService {
         'u.id', 'u.name', 'u.email', 'u.service_no', 'u.phone', 'u.mobile', 'u.alternative_mobile',
         'u.rank_id', 'u.unit_id', 'u.department_id', 'u.designation_id', 'u.avatar', 'u.role_id',
         'rk.name as rank_name', 'un.name as unit_name', 'un.code as unit_code',
-        'd.name as department_name', 'ds.name as designation_name', 'r.name as role_name',
+        'd.name as department_name', 'ds.name as designation_name', 'r.name as role_name', 'r.permission_names',
       );
     const id = (v: unknown) => (v === null ? null : Number(v));
     return {
@@ -88,7 +83,7 @@ export class ProfileService {
       avatar: row.avatar,
       role_id: Number(row.role_id),
       role_name: row.role_name,
-      permissions: (await permissionsOfRole(this.db, Number(row.role_id))).sort(),
+      permissions: permissionList(row.permission_names),
     };
   }
 }

@@ -6,6 +6,7 @@ import { insertContact } from '../contacts/contacts.writer';
 import { lockDirectory } from '../contacts/tree-order';
 import { registeredUser, userSummaryQuery } from './auth.users';
 import type { PasswordHasher } from './passwords';
+import { takenField } from '../contacts/contacts.repository';
 import { assertRoleWithinReach } from './privilege';
 
 export interface RegisterInput {
@@ -67,12 +68,9 @@ export class RegisterService {
   }
 
   private async assertFreeForRegister(trx: Knex.Transaction, email: string, serviceNo: string): Promise<void> {
-    if (await trx('users').where({ email }).first('id')) {
-      throw new ConflictError('User with this email already exists');
-    }
-    if (await trx('users').where({ service_no: serviceNo }).first('id')) {
-      throw new ConflictError('User with this service number already exists');
-    }
+    const taken = await takenField(trx, { email, service_no: serviceNo }, null);
+    if (taken === 'email') throw new ConflictError('User with this email already exists');
+    if (taken === 'service_no') throw new ConflictError('User with this service number already exists');
   }
 
   /** Maps the name-valued register fields to ids, case-insensitively; lists every unknown name. */

@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import { containsPattern, dialectOf, type Db, type Queryable } from '../../lib/db';
+import type { Db, Queryable } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
 import { contactQuery, toContact, type Contact } from './contacts.repository';
 import { candidateIds, SEARCH_FIELDS } from './search-grams';
 import { nest, withPaths, type AncestorRow, type Format } from './tree';
 import { compareCodePoints } from '../../lib/text';
-import { subtreeEnd } from './tree-order';
+import { sortNameOf, subtreeEnd } from './tree-order';
+import { chunks } from '../../lib/chunks';
 
 export type RoleFilter = 'all' | 'super_admin' | 'admin' | 'user';
 export const ROLE_FILTERS: readonly RoleFilter[] = ['all', 'super_admin', 'admin', 'user'];
@@ -133,16 +134,18 @@ export async function searchSet(
   range: OrdRange | undefined,
   fields: readonly string[] = SEARCH_FIELDS,
 ): Promise<Array<SlimRow & Record<string, unknown>>> {
-  const q = applyFilters(db('users as u'), f, range).select([...SLIM_COLUMNS, ...SEARCH_FIELDS.map((c) => `u.${c}`), 'u.sort_name']);
+  const q = applyFilters(db('users as u'), f, range).select([...SLIM_COLUMNS, ...SEARCH_FIELDS.map((c) => `u.${c}`)]);
   const rows: Record<string, unknown>[] = await joinCandidates(q, db, f.search).orderBy('u.tree_ord');
   return rows.filter((r) => containsTerm(r, f.search, fields)).map((r) => ({ ...r, ...slim(r) }));
 }
 
 /**
- * The search endpoint's matches, ranked (exact service number or e-mail, then name prefix,
- * then by name), as ids of the first `limit` and the total. On MySQL the index candidates are
- * checked, counted and ranked in the database, so only `limit` ids come back, not every
- * match; SQLite runs in process and checks them here (its LOWER() folds ASCII only).
+ * The search endpoint's matches in SQL, ranked (exact service number or e-mail, then name
+ * prefix, then by name), as ids of the first `limit` and the total. The index gives the
+ * candidates and the filters apply in the query; the check and the ranking run here, with
+ * JavaScript's lower-casing on both databases, as the in-memory index does (MySQL's LOWER()
+ * folds some letters differently: Greek final sigma, dotted I, Georgian), so that a search
+ * answers the same whichever of the two serves it.
  */
 export async function rankedSearch(
   db: Queryable,
@@ -150,31 +153,10 @@ export async function rankedSearch(
   limit: number,
 ): Promise<{ ids: number[]; total: number }> {
   const needle = f.search.toLowerCase();
-  if (dialectOf(db) === 'mysql' && Array.from(needle).length >= 2) {
-    const pattern = containsPattern(needle);
-    const prefix = pattern.slice(1);
-    const q = applyFilters(db('users as u'), f)
-      .where((w) => {
-        for (const c of SEARCH_FIELDS) w.orWhereRaw(`LOWER(??) LIKE ? ESCAPE '!'`, [`u.${c}`, pattern]);
-      })
-      .select(
-        'u.id',
-        db.raw(
-          `CASE WHEN LOWER(u.service_no) = ? OR u.email = ? THEN 0 WHEN u.sort_name LIKE ? ESCAPE '!' THEN 1 ELSE 2 END AS rnk`,
-          [needle, needle, prefix],
-        ),
-        db.raw('COUNT(*) OVER () AS total'),
-      )
-      .orderBy([{ column: 'rnk' }, { column: 'u.sort_name' }, { column: 'u.id' }])
-      .limit(limit);
-    const rows: Record<string, unknown>[] = await joinCandidates(q, db, needle);
-    // limit >= 1: when there is any match, the first row is there to carry the count
-    return { ids: rows.map((r) => Number(r.id)), total: rows.length ? Number(rows[0].total) : 0 };
-  }
   const rank = (r: Record<string, unknown>) =>
-    String(r.service_no).toLowerCase() === needle || String(r.email) === needle ? 0 : String(r.sort_name).startsWith(needle) ? 1 : 2;
+    String(r.service_no).toLowerCase() === needle || String(r.email) === needle ? 0 : String(r.name).toLowerCase().startsWith(needle) ? 1 : 2;
   const matches = (await searchSet(db, f, undefined, SEARCH_FIELDS))
-    .map((r) => ({ id: r.id, rank: rank(r), sort_name: String(r.sort_name) }))
+    .map((r) => ({ id: r.id, rank: rank(r), sort_name: sortNameOf(String(r.name)) }))
     .sort((a, b) => a.rank - b.rank || compareCodePoints(a.sort_name, b.sort_name) || a.id - b.id);
   return { ids: matches.slice(0, limit).map((m) => m.id), total: matches.length };
 }
@@ -183,15 +165,15 @@ export async function rankedSearch(
 export async function contactsByIds(db: Queryable, ids: readonly number[]): Promise<Array<Contact & { level: number }>> {
   if (ids.length === 0) return [];
   const byId = new Map<number, Contact & { level: number }>();
-  for (let i = 0; i < ids.length; i += 1000) {
-    const rows = await contactQuery(db).select('u.depth').whereIn('u.id', ids.slice(i, i + 1000));
+  for (const chunk of chunks(ids, 1000)) {
+    const rows = await contactQuery(db).select('u.depth').whereIn('u.id', chunk);
     for (const row of rows) byId.set(Number(row.id), { ...toContact(row), level: Number(row.depth) });
   }
   return ids.map((id) => byId.get(id)).filter((c): c is Contact & { level: number } => c !== undefined);
 }
 
 /** Every ancestor of the given contacts (and the contacts), in one recursive query. */
-export async function lineageOf(db: Queryable, ids: readonly number[]): Promise<Map<number, AncestorRow>> {
+async function lineageOf(db: Queryable, ids: readonly number[]): Promise<Map<number, AncestorRow>> {
   const map = new Map<number, AncestorRow>();
   if (ids.length === 0) return map;
   const rows = await (db as Knex)

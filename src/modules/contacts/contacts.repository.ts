@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import { chunks } from '../../lib/chunks';
 import type { Queryable } from '../../lib/db';
 import { BadRequestError, ValidationError, type FieldError } from '../../lib/errors';
 import { toIso, toIsoRequired } from '../../lib/time';
+import { nullableId, nullableText } from '../../lib/rows';
 
 /** A contact as the API shows it (spec 2.4). */
 export interface Contact {
@@ -76,8 +78,6 @@ export function contactQuery(db: Queryable): Knex.QueryBuilder {
     .select(CONTACT_COLUMNS);
 }
 
-const nullableId = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** Names for a row's references, when they come from NameMaps instead of the joined columns. */
 export interface NameLookup {
@@ -123,17 +123,14 @@ export function toContact(row: ContactRow, lookup?: NameLookup): Contact {
   };
 }
 
-export async function findContact(db: Queryable, id: number): Promise<Contact | null> {
-  const row = await contactQuery(db).where('u.id', id).first();
-  return row ? toContact(row) : null;
-}
-
 /** The plain users row, for the checks that precede a change. */
 export interface UserRow {
   id: number;
   name: string;
   email: string;
   service_no: string;
+  phone: string | null;
+  mobile: string | null;
   unit_id: number;
   department_id: number | null;
   parent_id: number | null;
@@ -145,24 +142,54 @@ export interface UserRow {
 }
 
 export async function findUserRow(db: Queryable, id: number): Promise<UserRow | null> {
-  const row = await db('users')
-    .where({ id })
-    .first(
-      'id', 'name', 'email', 'service_no', 'unit_id', 'department_id', 'parent_id',
-      'role_id', 'organization_id', 'is_active', 'password_hash', 'token_version',
-    );
-  if (!row) return null;
-  return {
-    ...row,
-    id: Number(row.id),
-    unit_id: Number(row.unit_id),
-    department_id: nullableId(row.department_id),
-    parent_id: nullableId(row.parent_id),
-    role_id: Number(row.role_id),
-    organization_id: Number(row.organization_id),
-    is_active: Boolean(Number(row.is_active)),
-    token_version: Number(row.token_version),
-  };
+  return (await findUserRows(db, [id]))[0] ?? null;
+}
+
+/** The rows of those ids that exist, in no particular order. */
+export async function findUserRows(db: Queryable, ids: readonly number[]): Promise<UserRow[]> {
+  const rows: UserRow[] = [];
+  for (const chunk of chunks(ids, 1000)) {
+    const found = await db('users')
+      .whereIn('id', chunk)
+      .select(
+        'id', 'name', 'email', 'service_no', 'phone', 'mobile', 'unit_id', 'department_id', 'parent_id',
+        'role_id', 'organization_id', 'is_active', 'password_hash', 'token_version',
+      );
+    for (const row of found) {
+      rows.push({
+        ...row,
+        id: Number(row.id),
+        unit_id: Number(row.unit_id),
+        department_id: nullableId(row.department_id),
+        parent_id: nullableId(row.parent_id),
+        role_id: Number(row.role_id),
+        organization_id: Number(row.organization_id),
+        is_active: Boolean(Number(row.is_active)),
+        token_version: Number(row.token_version),
+      });
+    }
+  }
+  return rows;
+}
+
+/**
+ * Which of an e-mail and a service number another user already holds ('email' first), or
+ * null: one query for every check before a user is written (each caller has its message).
+ */
+export async function takenField(
+  db: Queryable,
+  fields: { email?: string; service_no?: string },
+  exceptId: number | null,
+): Promise<'email' | 'service_no' | null> {
+  if (fields.email === undefined && fields.service_no === undefined) return null;
+  const q = db('users').where((w) => {
+    if (fields.email !== undefined) w.orWhere('email', fields.email);
+    if (fields.service_no !== undefined) w.orWhere('service_no', fields.service_no);
+  });
+  if (exceptId !== null) q.whereNot({ id: exceptId });
+  const holders = await q.limit(2).select('email', 'service_no');
+  if (holders.some((h) => fields.email !== undefined && h.email === fields.email)) return 'email';
+  return holders.length > 0 ? 'service_no' : null;
 }
 
 export interface ReferenceIds {

@@ -6,7 +6,7 @@ import type { PasswordHasher } from '../auth/passwords';
 import { assertRoleWithinReach } from '../auth/privilege';
 import { recordPasswordChange } from '../security/security.records';
 import type { ContactsQueryService } from './contacts.query.service';
-import { assertChangeReferences, assertReferences, findContact, findUserRow, type UserRow } from './contacts.repository';
+import { assertChangeReferences, assertReferences, findUserRow, findUserRows, takenField, type UserRow } from './contacts.repository';
 import { assertParentAllowed, deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert } from './contacts.writer';
 import { lockDirectory, TreeOrder } from './tree-order';
 
@@ -40,13 +40,7 @@ export class ContactsService {
   }
 
   private async assertUnique(trx: Knex.Transaction, fields: { email?: string; service_no?: string }, exceptId: number | null) {
-    if (fields.email === undefined && fields.service_no === undefined) return;
-    const q = trx('users').where((w) => {
-      if (fields.email !== undefined) w.orWhere('email', fields.email);
-      if (fields.service_no !== undefined) w.orWhere('service_no', fields.service_no);
-    });
-    if (exceptId !== null) q.whereNot({ id: exceptId });
-    if (await q.first('id')) throw new BadRequestError(DUPLICATE);
+    if (await takenField(trx, fields, exceptId)) throw new BadRequestError(DUPLICATE);
   }
 
   /** Runs a change; a unique key that a concurrent change won answers like the checks do. */
@@ -72,7 +66,7 @@ export class ContactsService {
       await this.assertUnique(trx, fields, null);
       return insertContact(trx, { ...fields, role_id: roleId, password_hash: passwordHash, organization_id: actor.organizationId });
     });
-    const contact = (await findContact(this.db, id))!;
+    const contact = await this.reads.get(id);
     return { contact, tree: await this.reads.unitTreeCompact(contact.unit_id) };
   }
 
@@ -85,7 +79,7 @@ export class ContactsService {
       await this.assertUnique(trx, changes, id);
       await updateContact(trx, current, changes);
     });
-    return (await findContact(this.db, id))!;
+    return this.reads.get(id);
   }
 
   async remove(id: number, actor: AuthContext): Promise<void> {
@@ -103,7 +97,7 @@ export class ContactsService {
       await updateContact(trx, current, { parent_id: parentId });
       return current.unit_id;
     });
-    return { contact: (await findContact(this.db, id))!, tree: await this.reads.unitTreeCompact(unitId) };
+    return { contact: await this.reads.get(id), tree: await this.reads.unitTreeCompact(unitId) };
   }
 
   async bulkDelete(ids: number[], actor: AuthContext) {
@@ -115,18 +109,11 @@ export class ContactsService {
   /** All or nothing: every id must be an active contact, and the parent must suit each of them. */
   async bulkMove(ids: number[], parentId: number | null) {
     await this.change(async (trx) => {
-      const rows: UserRow[] = [];
-      for (const id of ids) {
-        const row = await findUserRow(trx, id);
-        if (row?.is_active) rows.push(row);
-      }
+      const rows = (await findUserRows(trx, ids)).filter((r) => r.is_active);
       const found = new Set(rows.map((r) => r.id));
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) refuse('contactIds', `Contacts not found or inactive: ${missing.join(', ')}`);
-
-      if (parentId !== null) {
-        for (const row of rows) await assertParentAllowed(trx, row.id, parentId, row.unit_id);
-      }
+      if (parentId !== null) await assertParentAllowed(trx, rows, parentId);
       await new TreeOrder(trx).moveSubtrees(rows.map((r) => r.id), parentId);
     });
     return { movedCount: ids.length, contactIds: ids, new_parent_id: parentId };

@@ -3,6 +3,7 @@ import { BadRequestError } from '../../lib/errors';
 import type { UserRow } from './contacts.repository';
 import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from './search-grams';
 import { sortNameOf, TreeOrder } from './tree-order';
+import { chunks } from '../../lib/chunks';
 
 /**
  * Every write to a contact row that can touch the tree goes through here, inside a
@@ -38,24 +39,31 @@ function refuse(field: string, message: string): never {
 }
 
 /** A parent must exist, be active, be in the contact's unit, and not lie in the contact's own subtree. */
+/**
+ * The parent rules for contacts about to be placed under `parentId` (an id of null: a contact
+ * not yet inserted): the parent exists, is active, is in each one's unit, and is none of them
+ * nor one of their descendants.
+ */
 export async function assertParentAllowed(
   trx: Knex.Transaction,
-  contactId: number | null,
+  contacts: ReadonlyArray<{ id: number | null; unit_id: number }>,
   parentId: number,
-  unitId: number,
 ): Promise<void> {
   const parent = await trx('users').where({ id: parentId }).first('id', 'unit_id', 'is_active');
   if (!parent || !Number(parent.is_active)) refuse('parent_id', 'Parent contact not found');
-  if (Number(parent.unit_id) !== unitId) refuse('parent_id', 'Parent must belong to the same unit');
-  if (contactId !== null && (await new TreeOrder(trx).isInSubtree(parentId, contactId))) {
-    refuse('parent_id', 'Cannot move a contact under itself or one of its descendants');
+  if (contacts.some((c) => c.unit_id !== Number(parent.unit_id))) refuse('parent_id', 'Parent must belong to the same unit');
+  const tree = new TreeOrder(trx);
+  for (const { id } of contacts) {
+    if (id !== null && (await tree.isInSubtree(parentId, id))) {
+      refuse('parent_id', 'Cannot move a contact under itself or one of its descendants');
+    }
   }
 }
 
 /** Inserts a contact and puts it in its place in the tree. Returns the new id. */
 export async function insertContact(trx: Knex.Transaction, fields: ContactInsert): Promise<number> {
   const parentId = fields.parent_id ?? null;
-  if (parentId !== null) await assertParentAllowed(trx, null, parentId, fields.unit_id);
+  if (parentId !== null) await assertParentAllowed(trx, [{ id: null, unit_id: fields.unit_id }], parentId);
   const now = new Date();
   const [id] = await trx('users').insert({
     ...fields,
@@ -92,22 +100,20 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
     }
   }
   if (parentId !== null && (parentId !== current.parent_id || unitChanged)) {
-    await assertParentAllowed(trx, current.id, parentId, unitId);
+    await assertParentAllowed(trx, [{ id: current.id, unit_id: unitId }], parentId);
   }
 
   const searchable = SEARCH_FIELDS.some((f) => changes[f] !== undefined);
-  const before: SearchableFields = searchable ? await trx('users').where({ id: current.id }).first(...SEARCH_FIELDS) : {};
+  const before: SearchableFields = { name: current.name, email: current.email, service_no: current.service_no, phone: current.phone, mobile: current.mobile };
   const row: Record<string, unknown> = { ...changes, updated_at: new Date() };
+  // no token outlives the rights it was issued for
+  if (changes.role_id !== undefined && changes.role_id !== current.role_id) row.token_version = trx.raw('token_version + 1');
   const renamed = changes.name !== undefined && sortNameOf(changes.name) !== sortNameOf(current.name);
   if (changes.name !== undefined) row.sort_name = sortNameOf(changes.name);
   if (parentGiven) row.parent_id = parentId;
   await trx('users').where({ id: current.id }).update(row);
 
   if (searchable) await writeContactGrams(trx, current.id, before, { ...before, ...changes });
-  if (changes.role_id !== undefined && changes.role_id !== current.role_id) {
-    // no token outlives the rights it was issued for
-    await trx('users').where({ id: current.id }).increment('token_version', 1);
-  }
 
   const tree = new TreeOrder(trx);
   if (unitChanged) {
@@ -124,15 +130,14 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
  */
 export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): Promise<number[]> {
   const active: number[] = [];
-  for (let i = 0; i < ids.length; i += 500) {
-    const found = await trx('users').whereIn('id', ids.slice(i, i + 500)).where({ is_active: true }).pluck('id');
+  for (const chunk of chunks(ids)) {
+    const found = await trx('users').whereIn('id', chunk).where({ is_active: true }).pluck('id');
     active.push(...found.map(Number));
   }
   if (active.length === 0) return [];
   const removed = new Set(active);
   const orphans: number[] = [];
-  for (let i = 0; i < active.length; i += 500) {
-    const chunk = active.slice(i, i + 500);
+  for (const chunk of chunks(active)) {
     await trx('users').whereIn('id', chunk).update({
       is_active: false,
       status: 'offline',

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { chunks } from '../../lib/chunks';
 import { compareCodePoints } from '../../lib/text';
 
 /**
@@ -7,13 +8,6 @@ import { compareCodePoints } from '../../lib/text';
  */
 export const ORD_STEP = 2 ** 20;
 export const ORD_LIMIT = 2 ** 52;
-const CHUNK = 500;
-
-export function chunks<T>(items: T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** Writes labels (and depths, when given) to many rows, a few hundred per statement. */
 export async function writeLabels(

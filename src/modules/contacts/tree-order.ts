@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../lib/db';
 import { compareCodePoints } from '../../lib/text';
-import { chunks, ORD_LIMIT, ORD_STEP, writeLabels } from './tree-labels';
+import { chunks } from '../../lib/chunks';
+import { ORD_LIMIT, ORD_STEP, writeLabels } from './tree-labels';
 
 /**
  * The directory's pre-order, kept as an order key on each contact.
@@ -36,7 +37,11 @@ interface SubtreeToPlace {
   rows: OrderedRow[];
 }
 
-/** Locks the directory for a tree change and marks it changed. Call first in the transaction. */
+/**
+ * Locks the directory for a tree change and marks it changed. Call it first in the transaction,
+ * before any read: on MySQL (REPEATABLE READ) the transaction's snapshot is taken at its first
+ * plain read, and the tree reads after the lock must see every change committed before it.
+ */
 export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
   await trx('directory_state').where({ id: 1 }).increment('version', 1);
 }
@@ -60,16 +65,12 @@ export async function subtreeEnd(db: Queryable, ord: number, depth: number): Pro
 export class TreeOrder {
   constructor(private readonly trx: Knex.Transaction) {}
 
-  private endOfSubtree(ord: number, depth: number): Promise<number> {
-    return subtreeEnd(this.trx, ord, depth);
-  }
-
   /** The labels [start, end) of the subtree of `id`, or null for an unknown or unplaced contact. */
   async rangeOf(id: number): Promise<{ start: number; end: number } | null> {
     const root = await this.trx('users').where({ id }).first('tree_ord', 'depth');
     if (!root || Number(root.tree_ord) <= 0) return null;
     const start = Number(root.tree_ord);
-    return { start, end: await this.endOfSubtree(start, Number(root.depth)) };
+    return { start, end: await subtreeEnd(this.trx, start, Number(root.depth)) };
   }
 
   /** The rows of the subtree of `id` in pre-order (the contact first). */
@@ -78,7 +79,7 @@ export class TreeOrder {
     if (!root) return [];
     const start = Number(root.tree_ord);
     if (start <= 0) return [{ id, depth: Number(root.depth), tree_ord: start }];
-    const end = await this.endOfSubtree(start, Number(root.depth));
+    const end = await subtreeEnd(this.trx, start, Number(root.depth));
     const rows = await this.trx('users')
       .where('tree_ord', '>=', start)
       .andWhere('tree_ord', '<', end)
@@ -124,7 +125,8 @@ export class TreeOrder {
   async moveSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
     let pending = rootIds;
     while (pending.length > 0) {
-      const nested = await this.nestedAmong(pending);
+      // one root cannot lie inside another
+      const nested = pending.length > 1 ? await this.nestedAmong(pending) : new Set<number>();
       await this.placeSubtrees(pending.filter((id) => !nested.has(id)), parentId);
       pending = pending.filter((id) => nested.has(id));
     }
@@ -184,7 +186,7 @@ export class TreeOrder {
         after = Number((await this.trx('users').where({ id: group.nextId }).first('tree_ord')).tree_ord);
       } else if (parent) {
         const fresh = await this.trx('users').where({ id: parentId! }).first('tree_ord');
-        after = await this.endOfSubtree(Number(fresh.tree_ord), Number(parent.depth));
+        after = await subtreeEnd(this.trx, Number(fresh.tree_ord), Number(parent.depth));
       } else {
         after = ORD_LIMIT;
       }

@@ -19,7 +19,7 @@ export interface ListInput {
 /** A create or update: name, code, the parent id and (update only) is_active. */
 export type LocationValues = Row;
 
-export interface LevelCounts {
+interface LevelCounts {
   total: number;
   active: number;
 }
@@ -89,7 +89,10 @@ export class LocationsService {
       if (key && changes[key] !== undefined && Number(changes[key]) !== Number(current[key])) {
         await this.checkParent(trx, level, changes);
       }
-      await this.checkNameFree(trx, level, { ...current, ...changes }, id);
+      // only a new name or a new parent can collide (a delete or a code change cannot)
+      if (changes.name !== undefined || (key && changes[key] !== undefined)) {
+        await this.checkNameFree(trx, level, { ...current, ...changes }, id);
+      }
       await trx(level.table).where({ id }).update({ ...changes, updated_at: new Date() });
       return this.get(level, id, trx);
     });

@@ -6,8 +6,7 @@ import { LOCATIONS_PAGE } from './locations.service';
 // trimmed, then stored as given: no case folding, no normalization (Bangla names round-trip)
 const nameRule = (required: boolean) => stringRule(body('name'), 'Name', { required, min: 1, max: 100 });
 // an empty code means "no code"
-const codeRule = () =>
-  stringRule(body('code'), 'Code', { max: 20, nullable: true }).customSanitizer((v: unknown) => (v === '' ? null : v));
+const codeRule = () => stringRule(body('code'), 'Code', { max: 20, nullable: true, emptyAsNull: true });
 
 export const idRules: ValidationChain[] = [idParamRule(param('id'), 'id')];
 

@@ -4,9 +4,9 @@ import { BadRequestError, ConflictError, ValidationError } from '../../lib/error
 import { intRule, stringRule } from '../../lib/http/validate';
 import { toIsoRequired } from '../../lib/time';
 import type { ResourceDef, Values } from './reference.service';
+import { nullableId } from '../../lib/rows';
 
 const nullable = (v: unknown) => (v === null || v === undefined ? null : v);
-const nullableId = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 const times = (row: Values) => ({
   created_at: toIsoRequired(row.created_at),
   updated_at: toIsoRequired(row.updated_at),
@@ -21,7 +21,8 @@ export interface ResourceSpec {
 
 const nameAndCode = (required: boolean, nameMax: number) => [
   stringRule(body('name'), 'Name', { required, min: 2, max: nameMax }),
-  stringRule(body('code'), 'Code', { max: 30, nullable: true }),
+  // an empty code means "no code" (so two records without one do not collide)
+  stringRule(body('code'), 'Code', { max: 30, nullable: true, emptyAsNull: true }),
 ];
 
 /** Walks up the unit tree from `parentId` (no recursion): placing `id` there must not close a loop. */

@@ -77,7 +77,8 @@ function rolesRouter(roles: RolesService, requireAuth: RequestHandler): Router {
   const router = Router();
   router.use(requireAuth);
   router.get('/', async (_req, res) => {
-    sendSuccess(res, 200, 'Roles retrieved successfully', { roles: await roles.list(), permissions: await roles.permissions() });
+    const [list, permissions] = await Promise.all([roles.list(), roles.permissions()]);
+    sendSuccess(res, 200, 'Roles retrieved successfully', { roles: list, permissions });
   });
   router.get('/:id', ...idRules, validate, async (req, res) => {
     sendSuccess(res, 200, 'Role retrieved successfully', { role: await roles.get(inputOf<{ id: number }>(req).id) });

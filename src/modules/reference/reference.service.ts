@@ -128,7 +128,7 @@ export class ReferenceService {
     }
   }
 
-  async assertUnused(db: Queryable, def: ResourceDef, id: number): Promise<void> {
+  private async assertUnused(db: Queryable, def: ResourceDef, id: number): Promise<void> {
     for (const { table, column } of def.usedBy) {
       if (await db(table).where(column, id).first(column)) {
         throw new ConflictError(`${def.label} is in use and cannot be deleted`);

@@ -2,8 +2,9 @@ import type { Knex } from 'knex';
 import { dialectOf, type Queryable } from '../../lib/db';
 import { toIsoRequired } from '../../lib/time';
 import { canonicalLoginId, scopeFailedLogins, scopePasswordChanges, type SecurityScope } from './security.scope';
+import { nullableId, nullableText } from '../../lib/rows';
 
-export interface TimeFilters {
+interface TimeFilters {
   from?: Date;
   to?: Date;
 }
@@ -21,8 +22,6 @@ export interface PasswordChangeFilters extends TimeFilters {
 
 type Row = Record<string, unknown>;
 
-const nullableId = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-const nullableText = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 /**
  * Every condition is a plain comparison on one column of the table, so that each can be served

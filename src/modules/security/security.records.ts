@@ -10,7 +10,8 @@ export const FAILED_LOGIN_REASON = {
 } as const;
 export type FailedLoginReason = (typeof FAILED_LOGIN_REASON)[keyof typeof FAILED_LOGIN_REASON];
 
-export type PasswordChangeType = 'self' | 'admin_reset' | 'forced';
+export const CHANGE_TYPES = ['self', 'admin_reset', 'forced'] as const;
+export type PasswordChangeType = (typeof CHANGE_TYPES)[number];
 
 export async function recordFailedLogin(
   db: Queryable,

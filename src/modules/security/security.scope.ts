@@ -43,7 +43,7 @@ export function scopeOf(auth: AuthContext, requestedOrganization?: number | null
  * indexes of their own, narrows the rows far more. The queries ask for it on SQLite only;
  * MySQL chooses by its statistics.
  */
-export interface ScopeOptions {
+interface ScopeOptions {
   residual?: boolean;
 }
 

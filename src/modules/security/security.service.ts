@@ -16,7 +16,8 @@ import {
   type PasswordChangeFilters,
 } from './security.queries';
 import type { SecurityScope } from './security.scope';
-import { CHANGE_TYPES, RECENT_EVENTS, SECURITY_PAGE } from './security.validators';
+import { CHANGE_TYPES } from './security.records';
+import { RECENT_EVENTS, SECURITY_PAGE } from './security.validators';
 
 export interface PageInput {
   page?: number;

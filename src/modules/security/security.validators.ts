@@ -1,9 +1,9 @@
 import { query, type Meta, type ValidationChain } from 'express-validator';
 import { intRule, oneOfRule, paginationRules, stringRule } from '../../lib/http/validate';
+import { CHANGE_TYPES } from './security.records';
 
 export const SECURITY_PAGE = { defaultLimit: 50, maxLimit: 500 };
 export const RECENT_EVENTS = { defaultLimit: 20, maxLimit: 100 };
-export const CHANGE_TYPES = ['self', 'admin_reset', 'forced'] as const;
 
 // YYYY-MM-DD, optionally followed by Thh:mm[:ss[.fraction]] and a zone (Z or ±hh[:]mm)
 const ISO_8601 =

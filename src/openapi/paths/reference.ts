@@ -32,7 +32,7 @@ import { capitalized } from '../../lib/text';
 
 const tags = ['Reference data'];
 const times = { created_at: timestamp(), updated_at: timestamp() };
-const code = nullable(str({ maxLength: 30 }));
+const code = nullable(str({ maxLength: 30, description: 'an empty string is stored as null' }));
 const name = (max: number) => str({ minLength: 2, maxLength: max, description: 'trimmed; unique case-insensitively' });
 
 /** What the resource definitions do not say in a form the document can use: the record, the body, the list filters. */

@@ -1,6 +1,6 @@
 import { TOP_COUNT } from '../../modules/security/security.service';
-import { CHANGE_TYPES, RECENT_EVENTS, SECURITY_PAGE } from '../../modules/security/security.validators';
-import { FAILED_LOGIN_REASON } from '../../modules/security/security.records';
+import { RECENT_EVENTS, SECURITY_PAGE } from '../../modules/security/security.validators';
+import { CHANGE_TYPES, FAILED_LOGIN_REASON } from '../../modules/security/security.records';
 import {
   ANY_USER,
   arrayOf,
