@@ -78,8 +78,9 @@ export function stringRule(
   return options.emptyAsNull ? checked.customSanitizer((v: unknown) => (v === '' ? null : v)) : checked;
 }
 
-export function emailRule(chain: ValidationChain, options: Presence = {}): ValidationChain {
-  return presence(chain, 'Email', { requiredMessage: 'Email is required', ...options })
+/** What a given e-mail address must be: a string that, trimmed, is an address of at most 255 characters. */
+export function emailChecks(chain: ValidationChain): ValidationChain {
+  return chain
     .custom((v) => typeof v === 'string')
     .withMessage('Please provide a valid email address')
     .bail()
@@ -88,7 +89,12 @@ export function emailRule(chain: ValidationChain, options: Presence = {}): Valid
     .withMessage('Email must be at most 255 characters')
     .bail()
     .isEmail()
-    .withMessage('Please provide a valid email address')
+    .withMessage('Please provide a valid email address');
+}
+
+/** An e-mail field: present as `options` say, checked, stored in lower case. */
+export function emailRule(chain: ValidationChain, options: Presence = {}): ValidationChain {
+  return emailChecks(presence(chain, 'Email', { requiredMessage: 'Email is required', ...options }))
     .bail()
     .customSanitizer((v: string) => v.toLowerCase());
 }

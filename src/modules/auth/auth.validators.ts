@@ -1,25 +1,18 @@
 import { body } from 'express-validator';
-import { emailRule, intRule, lengthBetween, passwordRule, stringRule } from '../../lib/http/validate';
+import { emailChecks, emailRule, intRule, passwordRule, stringRule } from '../../lib/http/validate';
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 export const loginRules = [
   // required unless login_id is given; checked whenever given, so a stray non-string never
   // reaches the service beside a login_id
-  body('email')
-    .custom((v, { req }) => given(v) || req.body?.login_id !== undefined)
-    .withMessage('Email or login_id is required')
-    .bail()
-    .if((v: unknown) => given(v))
-    .custom((v) => typeof v === 'string')
-    .withMessage('Please provide a valid email address')
-    .bail()
-    .trim()
-    .custom(lengthBetween(0, 255))
-    .withMessage('Email must be at most 255 characters')
-    .bail()
-    .isEmail()
-    .withMessage('Please provide a valid email address'),
+  emailChecks(
+    body('email')
+      .custom((v, { req }) => given(v) || req.body?.login_id !== undefined)
+      .withMessage('Email or login_id is required')
+      .bail()
+      .if((v: unknown) => given(v)),
+  ),
   stringRule(body('login_id'), 'login_id', { max: 100 }).notEmpty().withMessage('login_id must not be empty'),
   passwordRule(body('password'), 'Password', { required: true, strength: false }),
 ];
