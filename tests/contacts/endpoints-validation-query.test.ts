@@ -257,6 +257,25 @@ describe('PUT /api/contacts/:id/move body', () => {
     const target = await createUser(ctx, { unit_id: fx.unitId });
     expect(failingFields(await move(target.id, { parent_id }))).toEqual(['parent_id']);
   });
+
+  test('a refused parent_id has its message', async () => {
+    const target = await createUser(ctx, { unit_id: fx.unitId });
+    const res = await move(target.id, { parent_id: 'abc' });
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'parent_id', message: 'parent_id must be a positive integer or null' })]);
+  });
+
+  test.each([
+    ['its digits as text', (id: number) => String(id)],
+    ['its digits with spaces around', (id: number) => ` ${id} `],
+    ['the text "null" (a root)', () => 'null'],
+  ])('takes parent_id as %s', async (_name, form) => {
+    const parent = await createUser(ctx, { unit_id: fx.unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId });
+    const parent_id = form(parent.id);
+    const res = await move(target.id, { parent_id });
+    expect(res.status).toBe(200);
+    expect(res.body.data.contact.parent_id).toBe(parent_id === 'null' ? null : parent.id);
+  });
 });
 
 describe('PUT /api/contacts/:id/password body', () => {

@@ -30,6 +30,15 @@ describe('security list validation', () => {
     expect(await fieldsOf('failed-logins', query)).toEqual([field]);
   });
 
+  test('organization_id: the message for a bad one; "null" and digits with spaces are taken', async () => {
+    const res = await getAs(ctx, admin, 'failed-logins', { organization_id: '-3' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'organization_id', message: 'organization_id must be a positive integer or null' })]);
+    for (const organization_id of ['null', ' 1 ']) {
+      expect((await getAs(ctx, admin, 'failed-logins', { organization_id })).status).toBe(200);
+    }
+  });
+
   test('failed-logins refuses from after to, on field to', async () => {
     expect(await fieldsOf('failed-logins', { from: '2026-11-23', to: '2026-11-22' })).toEqual(['to']);
     expect(await fieldsOf('failed-logins', { from: '2026-11-22T10:00:00.001Z', to: '2026-11-22T10:00:00Z' })).toEqual(['to']);

@@ -78,6 +78,19 @@ export function stringRule(
   return options.emptyAsNull ? checked.customSanitizer((v: unknown) => (v === '' ? null : v)) : checked;
 }
 
+/**
+ * A positive whole-number id or null: JSON null, or the text "null" where only text comes (a
+ * query string). The id may come as a number or as its digits; it leaves as a number.
+ */
+export function idOrNullRule(chain: ValidationChain, field: string): ValidationChain {
+  const isNull = (v: unknown) => v === null || v === 'null';
+  return chain
+    .custom((v) => isNull(v) || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) || (typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v.trim())))
+    .withMessage(`${field} must be a positive integer or null`)
+    .bail()
+    .customSanitizer((v: unknown) => (isNull(v) ? null : Number(typeof v === 'string' ? v.trim() : v)));
+}
+
 /** What a given e-mail address must be: a string that, trimmed, is an address of at most 255 characters. */
 export function emailChecks(chain: ValidationChain): ValidationChain {
   return chain

@@ -3,6 +3,7 @@ import {
   boolRule,
   emailRule,
   idListRule,
+  idOrNullRule,
   idParamRule,
   intRule,
   oneOfRule,
@@ -23,11 +24,7 @@ function parentRule(location: typeof body | typeof query, required: boolean): Va
   const chain = required
     ? location('parent_id').custom((v) => v !== undefined).withMessage('parent_id is required (null makes the contact a root)').bail()
     : location('parent_id').optional();
-  return chain
-    .custom((v) => v === null || v === 'null' || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) || (typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v)))
-    .withMessage('parent_id must be a positive integer or null')
-    .bail()
-    .customSanitizer((v: unknown) => (v === null || v === 'null' ? null : Number(v)));
+  return idOrNullRule(chain, 'parent_id');
 }
 
 function contactBodyRules(creating: boolean): ValidationChain[] {

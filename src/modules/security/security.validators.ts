@@ -1,5 +1,5 @@
 import { query, type Meta, type ValidationChain } from 'express-validator';
-import { intRule, oneOfRule, paginationRules, stringRule } from '../../lib/http/validate';
+import { idOrNullRule, intRule, oneOfRule, paginationRules, stringRule } from '../../lib/http/validate';
 import { CHANGE_TYPES } from './security.records';
 
 export const SECURITY_PAGE = { defaultLimit: 50, maxLimit: 500 };
@@ -66,12 +66,7 @@ const timeRules = [
  * identifiers. Checked for everyone (a malformed value is a validation failure) and obeyed
  * only for callers who may read every organization (see scopeOf).
  */
-const organizationRule = query('organization_id')
-  .optional()
-  .custom((v) => v === 'null' || (typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v.trim())))
-  .withMessage('organization_id must be a positive integer or null')
-  .bail()
-  .customSanitizer((v: string) => (v === 'null' ? null : Number(v.trim())));
+const organizationRule = idOrNullRule(query('organization_id').optional(), 'organization_id');
 
 export const failedLoginRules = [
   ...paginationRules(SECURITY_PAGE.maxLimit),
