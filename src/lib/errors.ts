@@ -29,6 +29,11 @@ export class BadRequestError extends AppError {
   constructor(message: string, errors?: FieldError[]) {
     super(400, message, errors);
   }
+
+  /** A rule of one field broken: its message is the error's message too. */
+  static field(field: string, message: string): BadRequestError {
+    return new BadRequestError(message, [{ field, message }]);
+  }
 }
 
 export class UnauthorizedError extends AppError {

@@ -242,8 +242,7 @@ export async function assertReferences(db: Queryable, ids: ReferenceIds, unitId:
   }
   if (errors.length > 0) throw new ValidationError(errors);
   if (departmentUnit !== null && departmentUnit !== unitId) {
-    const message = 'Department does not belong to the unit';
-    throw new BadRequestError(message, [{ field: 'department_id', message }]);
+    throw BadRequestError.field('department_id', 'Department does not belong to the unit');
   }
 }
 

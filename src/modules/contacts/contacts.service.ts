@@ -16,10 +16,6 @@ export type CreateContactInput = Omit<ContactInsert, 'password_hash' | 'organiza
 
 const DUPLICATE = 'Service number or email already exists';
 
-function refuse(field: string, message: string): never {
-  throw new BadRequestError(message, [{ field, message }]);
-}
-
 /**
  * Changes to the directory. Each runs in one transaction that starts by locking the directory
  * (lockDirectory), so tree changes are serialized and the checks hold until the commit; a
@@ -112,7 +108,7 @@ export class ContactsService {
       const rows = (await findUserRows(trx, ids)).filter((r) => r.is_active);
       const found = new Set(rows.map((r) => r.id));
       const missing = ids.filter((id) => !found.has(id));
-      if (missing.length > 0) refuse('contactIds', `Contacts not found or inactive: ${missing.join(', ')}`);
+      if (missing.length > 0) throw BadRequestError.field('contactIds', `Contacts not found or inactive: ${missing.join(', ')}`);
       if (parentId !== null) await assertParentAllowed(trx, rows, parentId);
       await new TreeOrder(trx).moveSubtrees(rows.map((r) => r.id), parentId);
     });

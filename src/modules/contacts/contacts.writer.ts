@@ -34,11 +34,6 @@ export interface ContactInsert {
 
 export type ContactChanges = Partial<Omit<ContactInsert, 'password_hash'>>;
 
-function refuse(field: string, message: string): never {
-  throw new BadRequestError(message, [{ field, message }]);
-}
-
-/** A parent must exist, be active, be in the contact's unit, and not lie in the contact's own subtree. */
 /**
  * The parent rules for contacts about to be placed under `parentId` (an id of null: a contact
  * not yet inserted): the parent exists, is active, is in each one's unit, and is none of them
@@ -50,12 +45,12 @@ export async function assertParentAllowed(
   parentId: number,
 ): Promise<void> {
   const parent = await trx('users').where({ id: parentId }).first('id', 'unit_id', 'is_active');
-  if (!parent || !Number(parent.is_active)) refuse('parent_id', 'Parent contact not found');
-  if (contacts.some((c) => c.unit_id !== Number(parent.unit_id))) refuse('parent_id', 'Parent must belong to the same unit');
+  if (!parent || !Number(parent.is_active)) throw BadRequestError.field('parent_id', 'Parent contact not found');
+  if (contacts.some((c) => c.unit_id !== Number(parent.unit_id))) throw BadRequestError.field('parent_id', 'Parent must belong to the same unit');
   const tree = new TreeOrder(trx);
   for (const { id } of contacts) {
     if (id !== null && (await tree.isInSubtree(parentId, id))) {
-      refuse('parent_id', 'Cannot move a contact under itself or one of its descendants');
+      throw BadRequestError.field('parent_id', 'Cannot move a contact under itself or one of its descendants');
     }
   }
 }
@@ -94,9 +89,9 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
 
   if (unitChanged) {
     const activeChild = await trx('users').where({ parent_id: current.id, is_active: true }).first('id');
-    if (activeChild) refuse('unit_id', 'Cannot change the unit of a contact that has active children');
+    if (activeChild) throw BadRequestError.field('unit_id', 'Cannot change the unit of a contact that has active children');
     if (parentId !== null && !parentGiven) {
-      refuse('unit_id', 'Cannot change the unit of a contact whose parent is in the old unit; give a parent_id in the new unit, or null');
+      throw BadRequestError.field('unit_id', 'Cannot change the unit of a contact whose parent is in the old unit; give a parent_id in the new unit, or null');
     }
   }
   if (parentId !== null && (parentId !== current.parent_id || unitChanged)) {

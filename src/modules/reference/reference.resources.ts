@@ -35,8 +35,7 @@ async function checkUnitParent(trx: Knex.Transaction, values: Values, id: number
   const seen = new Set<number>();
   for (let at: number | null = parentId; at !== null && !seen.has(at); at = units.get(at) ?? null) {
     if (at === id) {
-      const message = 'A unit cannot be placed under itself or one of its sub-units';
-      throw new BadRequestError(message, [{ field: 'parent_id', message }]);
+      throw BadRequestError.field('parent_id', 'A unit cannot be placed under itself or one of its sub-units');
     }
     seen.add(at);
   }
@@ -123,8 +122,7 @@ export const departments: ResourceSpec = {
       if (id !== null) {
         const member = await trx('users').where({ department_id: id }).whereNot({ unit_id: values.unit_id as number }).first('id');
         if (member) {
-          const message = 'The unit of a department that has contacts cannot be changed';
-          throw new BadRequestError(message, [{ field: 'unit_id', message }]);
+          throw BadRequestError.field('unit_id', 'The unit of a department that has contacts cannot be changed');
         }
       }
     },
