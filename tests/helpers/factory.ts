@@ -75,6 +75,19 @@ export interface UserFields {
   phone?: string;
 }
 
+/**
+ * Removes a user's row for good, as only a database administrator would (the API deletes
+ * softly). Under the directory lock, as every change of the tree: on a shared MySQL database a
+ * row vanishing unlocked could be the neighbour that another file's insert is placing itself
+ * next to.
+ */
+export async function removeUser(ctx: TestContext, id: number): Promise<void> {
+  await inTransaction(ctx.db, async (trx) => {
+    await lockDirectory(trx);
+    await trx('users').where({ id }).delete();
+  });
+}
+
 /** A user made straight in the database (with real, signed tokens), for tests about something else. */
 export async function createUser(ctx: TestContext, fields: UserFields = {}): Promise<TestUser> {
   const unitId = fields.unit_id ?? (await createUnit(ctx)).id;

@@ -1,5 +1,5 @@
 import { setupTestContext } from '../helpers/context';
-import { createOrganization, createUser, unique } from '../helpers/factory';
+import { createOrganization, createUser, removeUser, unique } from '../helpers/factory';
 import { getAs, insertFailedLogin, insertPasswordChange, SECURITY_TEST_ENV } from './security-support';
 
 /** Spec 2.7 and 2.8: how long the records live, as the foreign keys enforce it. */
@@ -51,7 +51,7 @@ describe('security record lifetimes', () => {
     const adminOwn = await insertPasswordChange(ctx, { user_id: admin.id, changed_by: admin.id, organization_id: org, changed_at: new Date() });
     const failed = await insertFailedLogin(ctx, { login_id: user.email, organization_id: org, attempted_at: new Date() });
 
-    await ctx.db('users').where({ id: user.id }).delete();
+    await removeUser(ctx, user.id);
     expect(await changeIds([own, reset, adminOwn])).toEqual([adminOwn]);
     expect(await ctx.db('failed_login_attempts').where({ id: failed }).first('organization_id')).toEqual({ organization_id: org });
   });
@@ -69,7 +69,7 @@ describe('security record lifetimes', () => {
     });
     const own = await insertPasswordChange(ctx, { user_id: user.id, changed_by: user.id, organization_id: org, changed_at: new Date() });
 
-    await ctx.db('users').where({ id: admin.id }).delete();
+    await removeUser(ctx, admin.id);
     expect(await changeIds([byAdmin, own])).toEqual([own]);
   });
 });
