@@ -44,6 +44,7 @@ export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
     return {
       client: 'better-sqlite3',
       connection: { filename: db.sqliteFilename },
+      compileSqlOnError: false,
       useNullAsDefault: true,
       log,
       // One connection: SQLite has one writer, and knex queues everything else behind an
@@ -72,6 +73,7 @@ export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
   return {
     client: 'mysql2',
     log,
+    compileSqlOnError: false,
     connection: {
       ...connection,
       charset: 'utf8mb4',
@@ -105,7 +107,15 @@ export function createDb(db: DbConfig, logger?: Logger): Db {
   if (db.client === 'sqlite' && db.sqliteFilename !== ':memory:') {
     fs.mkdirSync(path.dirname(db.sqliteFilename), { recursive: true });
   }
-  return knex(knexConfig(db, logger));
+  const instance = knex(knexConfig(db, logger));
+  // knex puts the failed statement in front of the driver's message (its values too, unless
+  // compileSqlOnError is off, as it is here): taken off again, so that no error that reaches a
+  // log line carries SQL, whatever its code
+  instance.on('query-error', (err: unknown, query: { sql?: unknown }) => {
+    const prefix = `${String(query?.sql)} - `;
+    if (err instanceof Error && err.message.startsWith(prefix)) err.message = err.message.slice(prefix.length);
+  });
+  return instance;
 }
 
 /** Waits (up to `timeoutMs`) until no query holds or waits for a connection: for a clean shutdown. */

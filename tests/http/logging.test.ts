@@ -1,4 +1,6 @@
 import Redis from 'ioredis';
+import express from 'express';
+import { errorHandler } from '../../src/lib/http/errors';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { setupTestContext } from '../helpers/context';
@@ -136,6 +138,30 @@ describe('rate limiter problems', () => {
     const problems = mem.records().filter((r) => r.msg === 'rate limiter error');
     expect(problems.length).toBeGreaterThan(0);
     expect((problems[0].err as { message?: string }).message).toEqual(expect.any(String));
+    for (const line of mem.lines()) expect(line).not.toMatch(STACK);
+  });
+});
+
+describe('an error after the response began', () => {
+  test('is logged without its stack and cuts the connection; nothing reaches stderr', async () => {
+    const mem = memoryLogger();
+    const app = express();
+    app.get('/half', (_req, res, next) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial');
+      next(new Error('failed half way'));
+    });
+    app.use(errorHandler(mem.logger));
+    const stderr = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      await expect(request(app).get('/half')).rejects.toThrow();
+      expect(stderr).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+    }
+    const logged = mem.records().filter((r) => r.msg === 'error after the response began');
+    expect(logged).toHaveLength(1);
+    expect(logged[0].err).toMatchObject({ message: 'failed half way' });
     for (const line of mem.lines()) expect(line).not.toMatch(STACK);
   });
 });

@@ -14,8 +14,8 @@ export function notFound(_req: Request, _res: Response, next: NextFunction): voi
 }
 
 /**
- * A serializer for logged errors: name, code and a message, never the stack trace, and no SQL
- * (a database error is logged by its code and the driver's own message only).
+ * A serializer for logged errors: name, code and a message, never the stack trace. A database
+ * error's message is the driver's own: createDb takes knex's copy of the statement off it.
  * The logger's serializer for every `err` key: callers log `{ err }` as it is.
  */
 export function safeError(err: unknown): Record<string, unknown> {
@@ -26,13 +26,7 @@ export function safeError(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) {
     return { type: (err as { type?: unknown }).type, code, errno, message: message.slice(0, 500) };
   }
-  const fromDatabase = typeof code === 'string' && /^(ER_|SQLITE_)/.test(code);
-  return {
-    type: err.name,
-    code,
-    errno,
-    message: fromDatabase ? (sqlMessage ?? code) : message.slice(0, 500),
-  };
+  return { type: err.name, code, errno, message: (sqlMessage ?? message).slice(0, 500) };
 }
 
 /**
@@ -40,9 +34,12 @@ export function safeError(err: unknown): Record<string, unknown> {
  * logged with its request and its cause (never its stack).
  */
 export function errorHandler(logger: Logger) {
-  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
-      next(err);
+      // too late for an answer: logged here (Express's own handler would print the stack),
+      // and the connection cut so that the client sees the response is incomplete
+      logger.error({ req: requestRecord(req), err }, 'error after the response began');
+      res.destroy();
       return;
     }
     answerError(err, req, res, logger);
