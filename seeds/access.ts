@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { refreshPermissionNames } from '../src/modules/auth/privilege';
+import { writeGrants } from '../src/modules/auth/privilege';
 
 /** Every permission a route checks, with what it allows. */
 export const PERMISSIONS: Record<string, string> = {
@@ -51,9 +51,6 @@ export async function seedAccess(trx: Knex.Transaction): Promise<void> {
     }
     const granted = new Set((await trx('role_permissions').where({ role_id: role.id }).pluck('permission_id')).map(Number));
     const missing = role.permissions.map((name) => permissionIds.get(name)!).filter((id) => !granted.has(id));
-    if (missing.length > 0) {
-      await trx('role_permissions').insert(missing.map((permission_id) => ({ role_id: role.id, permission_id })));
-      await refreshPermissionNames(trx, role.id);
-    }
+    if (missing.length > 0) await writeGrants(trx, role.id, missing, 'add');
   }
 }

@@ -14,11 +14,16 @@ export async function permissionsOfRole(db: Queryable, roleId: number): Promise<
 }
 
 /**
- * Copies a role's grants in role_permissions into `roles.permission_names`, which every
- * reader of a role's permissions uses (the session on every request); called in the
- * transaction of every change to role_permissions.
+ * The one writer of role_permissions: grants `permissionIds` to a role, in addition to what it
+ * holds or in place of it, and copies the result into `roles.permission_names`, which every
+ * reader of a role's permissions uses (the session on every request). Call it in the
+ * transaction of the change.
  */
-export async function refreshPermissionNames(db: Queryable, roleId: number): Promise<void> {
+export async function writeGrants(db: Queryable, roleId: number, permissionIds: readonly number[], mode: 'add' | 'replace'): Promise<void> {
+  if (mode === 'replace') await db('role_permissions').where({ role_id: roleId }).delete();
+  if (permissionIds.length > 0) {
+    await db('role_permissions').insert(permissionIds.map((permission_id) => ({ role_id: roleId, permission_id })));
+  }
   const names = await db('role_permissions as rp')
     .join('permissions as p', 'p.id', 'rp.permission_id')
     .where('rp.role_id', roleId)

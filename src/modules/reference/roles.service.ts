@@ -3,7 +3,7 @@ import { inTransaction, isUniqueViolation, type Db, type Queryable } from '../..
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
-import { assertRoleWithinReach, permissionList, refreshPermissionNames } from '../auth/privilege';
+import { assertRoleWithinReach, permissionList, writeGrants } from '../auth/privilege';
 
 /** Roles 1-3 carry fixed meaning (the spec's Super_admin, Admin, User): they are not changed through the API. */
 const BUILT_IN_ROLE_IDS = [1, 2, 3];
@@ -55,7 +55,6 @@ export class RolesService {
       if (input.description !== undefined) changes.description = input.description;
       await trx('roles').where({ id }).update(changes);
       if (input.permissions !== undefined) {
-        await trx('role_permissions').where({ role_id: id }).delete();
         await this.grant(trx, id, input.permissions, actor);
         // holders of the role keep no token issued for the rights it had
         await trx('users').where({ role_id: id }).increment('token_version', 1);
@@ -97,20 +96,15 @@ export class RolesService {
   }
 
   /**
-   * Grants permissions by name (the role's whole set: its old grants are gone); unknown names
-   * fail validation, and nobody grants what they lack.
+   * Grants permissions by name, as the role's whole set (its old grants are gone); unknown
+   * names fail validation, and nobody grants what they lack.
    */
   private async grant(trx: Knex.Transaction, roleId: number, names: string[], actor: AuthContext) {
-    if (names.length === 0) {
-      await refreshPermissionNames(trx, roleId);
-      return;
-    }
-    const known = await trx('permissions').whereIn('name', names).select('id', 'name');
+    const known = names.length === 0 ? [] : await trx('permissions').whereIn('name', names).select('id', 'name');
     const unknown = names.filter((n) => !known.some((k) => k.name === n));
     if (unknown.length > 0) throw ValidationError.field('permissions', `Unknown permissions: ${unknown.join(', ')}`);
     if (names.some((n) => !actor.permissions.has(n))) throw new ForbiddenError();
-    await trx('role_permissions').insert(known.map((k) => ({ role_id: roleId, permission_id: Number(k.id) })));
-    await refreshPermissionNames(trx, roleId);
+    await writeGrants(trx, roleId, known.map((k) => Number(k.id)), 'replace');
   }
 }
 
