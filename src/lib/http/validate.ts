@@ -85,7 +85,7 @@ export function stringRule(
 export function idOrNullRule(chain: ValidationChain, field: string): ValidationChain {
   const isNull = (v: unknown) => v === null || v === 'null';
   return chain
-    .custom((v) => isNull(v) || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) || (typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v.trim())))
+    .custom((v) => isNull(v) || isWholeNumber(v, 1, Number.MAX_SAFE_INTEGER))
     .withMessage(`${field} must be a positive integer or null`)
     .bail()
     .customSanitizer((v: unknown) => (isNull(v) ? null : Number(typeof v === 'string' ? v.trim() : v)));
