@@ -14,7 +14,7 @@ import { AuthService } from './modules/auth/auth.service';
 import { PasswordHasher } from './modules/auth/passwords';
 import { ProfileService } from './modules/auth/profile.service';
 import { RegisterService } from './modules/auth/register.service';
-import { authenticate } from './modules/auth/session';
+import { authenticate, sessionLoader } from './modules/auth/session';
 import { TokenService } from './modules/auth/tokens';
 import { contactsRouter } from './modules/contacts/contacts.router';
 import { ContactsQueryService } from './modules/contacts/contacts.query.service';
@@ -42,7 +42,8 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   const tokens = new TokenService(config.jwt);
   const passwords = new PasswordHasher(config.bcryptCost);
   const limiters = createRateLimiters(config.rateLimit, logger, redis);
-  const requireAuth = authenticate(db, tokens);
+  const loadSession = sessionLoader(db);
+  const requireAuth = authenticate(loadSession, tokens);
 
   const app = express();
   app.disable('x-powered-by');
@@ -86,7 +87,7 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
   });
 
   const authServices = {
-    auth: new AuthService(db, tokens, passwords),
+    auth: new AuthService(db, tokens, passwords, loadSession),
     register: new RegisterService(db, passwords),
     profile: new ProfileService(db),
   };

@@ -4,7 +4,7 @@ import type { AuthContext, ClientInfo } from '../../lib/http/auth-context';
 import { FAILED_LOGIN_REASON, recordFailedLogin, recordPasswordChange } from '../security/security.records';
 import { signInUser, tokenSubject, userSummaryQuery, type SummaryRow } from './auth.users';
 import type { PasswordHasher } from './passwords';
-import { sessionLoader } from './session';
+import type { SessionLoader } from './session';
 import type { TokenService, TokenSubject } from './tokens';
 
 export interface LoginInput {
@@ -16,15 +16,13 @@ export interface LoginInput {
 
 /** Sign-in, token refresh and password change. */
 export class AuthService {
-  private readonly loadSession: ReturnType<typeof sessionLoader>;
-
   constructor(
     private readonly db: Db,
     private readonly tokens: TokenService,
     private readonly passwords: PasswordHasher,
-  ) {
-    this.loadSession = sessionLoader(db);
-  }
+    /** the session rules of every request (session.ts), which a refresh obeys too */
+    private readonly loadSession: SessionLoader,
+  ) {}
 
   /**
    * Every failure answers the same 401 after one bcrypt comparison, whatever its cause, and

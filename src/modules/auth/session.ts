@@ -23,25 +23,12 @@ export function sessionLoader(db: Db) {
         ),
     [0],
   );
-  // one set per distinct list of names (one per role), not one per request
-  const permissionSets = new Map<string, ReadonlySet<string>>();
-  const permissionsOf = (names: string): ReadonlySet<string> => {
-    let set = permissionSets.get(names);
-    if (!set) {
-      if (permissionSets.size >= 1000) permissionSets.clear();
-      set = new Set(permissionList(names));
-      permissionSets.set(names, set);
-    }
-    return set;
-  };
-  return async (userId: number, version: number) => toSession((await query(userId))[0], version, permissionsOf);
+  return async (userId: number, version: number) => toSession((await query(userId))[0], version);
 }
 
-function toSession(
-  row: Record<string, unknown> | undefined,
-  version: number,
-  permissionsOf: (names: string) => ReadonlySet<string>,
-): AuthContext | null {
+export type SessionLoader = ReturnType<typeof sessionLoader>;
+
+function toSession(row: Record<string, unknown> | undefined, version: number): AuthContext | null {
   if (!row || !Number(row.is_active) || Number(row.token_version) !== version) return null;
   return {
     userId: Number(row.id),
@@ -50,13 +37,12 @@ function toSession(
     organizationId: Number(row.organization_id),
     email: String(row.email),
     serviceNo: String(row.service_no),
-    permissions: permissionsOf(String(row.permission_names ?? '')),
+    permissions: new Set(permissionList(row.permission_names)),
   };
 }
 
 /** Requires `Authorization: Bearer <access token>` and sets req.auth. */
-export function authenticate(db: Db, tokens: TokenService) {
-  const loadSession = sessionLoader(db);
+export function authenticate(loadSession: SessionLoader, tokens: TokenService) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const header = req.get('authorization');
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
