@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import { chunks } from '../src/lib/chunks';
 import type { Progress } from './progress';
 
 /**
@@ -12,8 +13,7 @@ export async function bulkInsert(trx: Knex.Transaction, table: string, rows: Arr
   const columns = Object.keys(rows[0]);
   const size = Math.max(1, Math.min(5000, Math.floor(30000 / columns.length)));
   const tuple = `(${columns.map(() => '?').join(',')})`;
-  for (let i = 0; i < rows.length; i += size) {
-    const chunk = rows.slice(i, i + size);
+  for (const chunk of chunks(rows, size)) {
     const bindings = chunk.flatMap((row) => columns.map((c) => row[c] as Knex.Value));
     await trx.raw(`INSERT INTO ?? (${columns.map(() => '??').join(',')}) VALUES ${chunk.map(() => tuple).join(',')}`, [
       table,

@@ -22,6 +22,7 @@ import { seedFailedLogins } from './demo-security';
 import { personName, phoneNumber, pick, prng, treeShape } from './demo-data';
 import { bulkInsert, loadData } from './bulk-insert';
 import { Progress } from './progress';
+import { nullableId } from '../src/lib/rows';
 
 loadEnv({ quiet: true });
 
@@ -135,7 +136,7 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
     const progress = new Progress('contacts', rows.length);
     const existing = await trx('users').select('id', 'parent_id', 'sort_name');
     const order = computePreorder([
-      ...existing.map((r) => ({ id: Number(r.id), parent_id: r.parent_id === null ? null : Number(r.parent_id), sort_name: String(r.sort_name) })),
+      ...existing.map((r) => ({ id: Number(r.id), parent_id: nullableId(r.parent_id), sort_name: String(r.sort_name) })),
       ...rows.map((r) => ({ id: r.id as number, parent_id: r.parent_id as number | null, sort_name: r.sort_name as string })),
     ]);
     await writeLabels(trx, existing.map((r) => ({ id: Number(r.id), ...order.get(Number(r.id))! })));

@@ -149,7 +149,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const redisUrl = env.REDIS_URL?.trim();
 
   const config: Config = {
-    env: nodeEnv as NodeEnv,
+    env: nodeEnv,
     port: int(env, 'PORT', 3000, 0, 65535),
     db: {
       client,

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../lib/db';
+import { nullableText } from '../../lib/rows';
 import { toIso, toIsoRequired } from '../../lib/time';
 
 /** users joined with the names that the sign-in and profile shapes show. */
@@ -38,10 +39,10 @@ function namedUser(row: SummaryRow) {
     name: String(row.name),
     email: String(row.email),
     role: String(row.role_name),
-    rank: row.rank_name === null ? null : String(row.rank_name),
+    rank: nullableText(row.rank_name),
     service_no: String(row.service_no),
     unit: String(row.unit_name),
-    branch: row.branch === null ? null : String(row.branch),
+    branch: nullableText(row.branch),
   };
 }
 

@@ -1,11 +1,11 @@
 import { inTransaction, isUniqueViolation, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
-import { assertChangeReferences, findUserRow } from '../contacts/contacts.repository';
+import { assertChangeReferences, findUserRow, takenField } from '../contacts/contacts.repository';
 import { updateContact, type ContactChanges } from '../contacts/contacts.writer';
 import { lockDirectory } from '../contacts/tree-order';
 import { profileUser, userSummaryQuery } from './auth.users';
-import { takenField } from '../contacts/contacts.repository';
 import { permissionList } from './privilege';
+import { nullableId } from '../../lib/rows';
 
 export type ProfileChanges = Pick<
   ContactChanges,
@@ -62,7 +62,6 @@ export class ProfileService {
         'rk.name as rank_name', 'un.name as unit_name', 'un.code as unit_code',
         'd.name as department_name', 'ds.name as designation_name', 'r.name as role_name', 'r.permission_names',
       );
-    const id = (v: unknown) => (v === null ? null : Number(v));
     return {
       id: Number(row.id),
       name: row.name,
@@ -71,9 +70,9 @@ export class ProfileService {
       phone: row.phone,
       mobile: row.mobile,
       alternative_mobile: row.alternative_mobile,
-      rank_id: id(row.rank_id),
+      rank_id: nullableId(row.rank_id),
       unit_id: Number(row.unit_id),
-      department_id: id(row.department_id),
+      department_id: nullableId(row.department_id),
       designation_id: Number(row.designation_id),
       rank_name: row.rank_name,
       unit_name: row.unit_name,

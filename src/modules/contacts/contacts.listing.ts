@@ -7,6 +7,7 @@ import { nest, withPaths, type AncestorRow, type Format } from './tree';
 import { compareCodePoints } from '../../lib/text';
 import { sortNameOf, subtreeEnd } from './tree-order';
 import { chunks } from '../../lib/chunks';
+import { nullableId } from '../../lib/rows';
 
 export type RoleFilter = 'all' | 'super_admin' | 'admin' | 'user';
 export const ROLE_FILTERS: readonly RoleFilter[] = ['all', 'super_admin', 'admin', 'user'];
@@ -51,10 +52,10 @@ const SLIM_COLUMNS = ['u.id', 'u.parent_id', 'u.role_id', 'u.unit_id', 'u.depart
 function slim(row: Record<string, unknown>): SlimRow {
   return {
     id: Number(row.id),
-    parent_id: row.parent_id === null ? null : Number(row.parent_id),
+    parent_id: nullableId(row.parent_id),
     role_id: Number(row.role_id),
     unit_id: Number(row.unit_id),
-    department_id: row.department_id === null ? null : Number(row.department_id),
+    department_id: nullableId(row.department_id),
     is_active: Boolean(Number(row.is_active)),
     tree_ord: Number(row.tree_ord),
   };
@@ -71,7 +72,6 @@ export function applyFilters(q: Knex.QueryBuilder, f: ContactFilters, range?: Or
   if (range) q.where('u.tree_ord', '>', range.after).andWhere('u.tree_ord', '<', range.before);
   return q;
 }
-
 
 export function statisticsOf(rows: ReadonlyArray<Pick<SlimRow, 'parent_id' | 'role_id'>>): ContactStatistics {
   let roots = 0;
@@ -186,7 +186,7 @@ async function lineageOf(db: Queryable, ids: readonly number[]): Promise<Map<num
     .select('id', 'parent_id', 'name')
     .from('lineage');
   for (const r of rows) {
-    map.set(Number(r.id), { id: Number(r.id), parent_id: r.parent_id === null ? null : Number(r.parent_id), name: String(r.name) });
+    map.set(Number(r.id), { id: Number(r.id), parent_id: nullableId(r.parent_id), name: String(r.name) });
   }
   return map;
 }

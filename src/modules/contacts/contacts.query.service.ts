@@ -210,7 +210,7 @@ export class ContactsQueryService {
       .where({ unit_id: unitId, is_active: true })
       .orderBy('tree_ord')
       .select('id', 'name', 'parent_id');
-    return nest(rows.map((r) => ({ id: Number(r.id), name: String(r.name), parent_id: r.parent_id === null ? null : Number(r.parent_id) })));
+    return nest(rows.map((r) => ({ id: Number(r.id), name: String(r.name), parent_id: nullableId(r.parent_id) })));
   }
 
   async children(id: number, input: { page?: number; limit?: number; include_inactive?: boolean }) {

@@ -78,7 +78,6 @@ export function contactQuery(db: Queryable): Knex.QueryBuilder {
     .select(CONTACT_COLUMNS);
 }
 
-
 /** Names for a row's references, when they come from NameMaps instead of the joined columns. */
 export interface NameLookup {
   names: NameMaps;

@@ -1,3 +1,5 @@
+import { nullableId } from '../../lib/rows';
+
 /** The organizational hierarchy (spec 2.6): units as a tree, with departments and head counts. */
 
 export interface HierarchyDepartment {
@@ -32,7 +34,7 @@ export function buildHierarchy(
       id,
       name: String(u.name),
       code: u.code === null ? null : String(u.code),
-      parent_id: u.parent_id === null ? null : Number(u.parent_id),
+      parent_id: nullableId(u.parent_id),
       total_users: counts.units[id] ?? 0,
       departments: [],
       children: [],

@@ -4,7 +4,7 @@ import { SEARCH_FIELDS } from './search-grams';
 /** Between the fields of a contact in its searchable text; a term holding it is left to SQL. */
 const SEPARATOR = '\u0000';
 
-export interface SearchFilters {
+interface SearchFilters {
   unit_id?: number;
   department_id?: number;
 }

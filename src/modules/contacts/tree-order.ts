@@ -38,14 +38,14 @@ interface SubtreeToPlace {
 }
 
 /**
- * Locks the directory for a tree change and marks it changed. Call it first in the transaction,
- * before any read: on MySQL (REPEATABLE READ) the transaction's snapshot is taken at its first
- * plain read, and the tree reads after the lock must see every change committed before it.
+ * Locks the directory for a tree change and marks it changed (its version, which caches and
+ * the search index are keyed by). Call it first in the transaction, before any read: a check
+ * made before the lock is not serialized with the other changes (inTransaction reads committed
+ * data on MySQL, so every statement after the lock sees all that committed before it).
  */
 export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
   await trx('directory_state').where({ id: 1 }).increment('version', 1);
 }
-
 
 /** The sibling-order key of a name: lower case, cut to 255 code points (lower-casing can lengthen a name). */
 export function sortNameOf(name: string): string {
@@ -115,7 +115,7 @@ export class TreeOrder {
     return nested;
   }
 
-    /**
+  /**
    * Puts each subtree (given by its root) under `parentId` (null: at the top level), in its
    * place among the new siblings, and sets the roots' parent_id and every moved row's depth.
    * A root that lies inside another root's subtree moves after it, in a later round (it ends up
