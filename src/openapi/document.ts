@@ -19,7 +19,8 @@ export function openApiDocument() {
       version: '2.0.0',
       description: [
         'Sign-in, a hierarchical directory of people, the administrative geography of Bangladesh and',
-        'per-organization security records. Every body is JSON. Success: `{status: "success", message, data}`;',
+        'per-organization security records. Every request body is a JSON object (an array is 400',
+        '`Validation failed` on field `body`). Success: `{status: "success", message, data}`;',
         'error: `{status: "error", message, errors?}` where each `errors` entry is `{field, message}`.',
         'Timestamps are ISO 8601 UTC with milliseconds. Choices beyond the specification: docs/api.md.',
       ].join(' '),
