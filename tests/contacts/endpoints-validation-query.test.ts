@@ -270,7 +270,9 @@ describe('PUT /api/contacts/:id/move body', () => {
     ['the text "null" (a root)', () => 'null'],
   ])('takes parent_id as %s', async (_name, form) => {
     const parent = await createUser(ctx, { unit_id: fx.unitId });
-    const target = await createUser(ctx, { unit_id: fx.unitId });
+    // under another parent first, so that every form visibly moves it
+    const before = await createUser(ctx, { unit_id: fx.unitId });
+    const target = await createUser(ctx, { unit_id: fx.unitId, parent_id: before.id });
     const parent_id = form(parent.id);
     const res = await move(target.id, { parent_id });
     expect(res.status).toBe(200);
