@@ -37,29 +37,32 @@ export function openTestDb(overrides: Record<string, string> = {}): { db: Db; co
 /**
  * A seeded database no other test file touches, for tests that count or alter the whole
  * database: on SQLite the file's own copy of the template, on MySQL the database
- * `<DB_NAME>_<suffix>`, made afresh and dropped by `done`.
+ * `<DB_NAME>_<suffix>_<pid>`, made afresh and dropped by `done`.
  */
 export async function openOwnSeededDb(suffix: string): Promise<{ db: Db; config: Readonly<Config>; done: () => Promise<void> }> {
   if (!isMysql()) {
     const { db, config, cleanup } = openTestDb();
     return { db, config, done: async () => { await db.destroy(); cleanup(); } };
   }
-  const name = `${process.env.DB_NAME || 'directory_test'}_${suffix}`;
+  // the process in the name: two runs on one server make and drop databases of their own
+  const name = `${process.env.DB_NAME || 'directory_test'}_${suffix}_${process.pid}`;
   const config = testConfig({ DB_NAME: name });
   const admin = createDb({ ...config.db, database: '' });
-  await admin.raw('DROP DATABASE IF EXISTS ??', [name]);
-  await ensureDatabase(config.db);
   const db = createDb(config.db);
-  await prepareDatabase(db, config, createLogger({ level: 'silent' }));
-  return {
-    db,
-    config,
-    done: async () => {
-      await db.destroy();
-      await admin.raw('DROP DATABASE IF EXISTS ??', [name]);
-      await admin.destroy();
-    },
+  const done = async () => {
+    await db.destroy();
+    await admin.raw('DROP DATABASE IF EXISTS ??', [name]);
+    await admin.destroy();
   };
+  try {
+    await admin.raw('DROP DATABASE IF EXISTS ??', [name]);
+    await ensureDatabase(config.db);
+    await prepareDatabase(db, config, createLogger({ level: 'silent' }));
+  } catch (err) {
+    await done();
+    throw err;
+  }
+  return { db, config, done };
 }
 
 /**
