@@ -173,7 +173,7 @@ export async function contactsByIds(db: Queryable, ids: readonly number[]): Prom
 }
 
 /** Every ancestor of the given contacts (and the contacts), in one recursive query. */
-async function lineageOf(db: Queryable, ids: readonly number[]): Promise<Map<number, AncestorRow>> {
+export async function lineageOf(db: Queryable, ids: readonly number[]): Promise<Map<number, AncestorRow>> {
   const map = new Map<number, AncestorRow>();
   if (ids.length === 0) return map;
   const rows = await (db as Knex)

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { BadRequestError } from '../../lib/errors';
+import { lineageOf } from './contacts.listing';
 import type { UserRow } from './contacts.repository';
 import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from './search-grams';
 import { sortNameOf, TreeOrder } from './tree-order';
@@ -47,11 +48,11 @@ export async function assertParentAllowed(
   const parent = await trx('users').where({ id: parentId }).first('id', 'unit_id', 'is_active');
   if (!parent || !Number(parent.is_active)) throw BadRequestError.field('parent_id', 'Parent contact not found');
   if (contacts.some((c) => c.unit_id !== Number(parent.unit_id))) throw BadRequestError.field('parent_id', 'Parent must belong to the same unit');
-  const tree = new TreeOrder(trx);
-  for (const { id } of contacts) {
-    if (id !== null && (await tree.isInSubtree(parentId, id))) {
-      throw BadRequestError.field('parent_id', 'Cannot move a contact under itself or one of its descendants');
-    }
+  // a contact may not go under itself or its own subtree: the parent's lineage (the parent and
+  // every contact above it, one query whatever the number of contacts) holds none of them
+  const lineage = await lineageOf(trx, [parentId]);
+  if (contacts.some((c) => c.id !== null && lineage.has(c.id))) {
+    throw BadRequestError.field('parent_id', 'Cannot move a contact under itself or one of its descendants');
   }
 }
 

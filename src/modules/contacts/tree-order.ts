@@ -88,16 +88,6 @@ export class TreeOrder {
     return rows.map((r) => ({ id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }));
   }
 
-  /** True when `candidate` is `ancestorId` itself or one of its descendants. */
-  async isInSubtree(candidate: number, ancestorId: number): Promise<boolean> {
-    if (candidate === ancestorId) return true;
-    const other = await this.trx('users').where({ id: candidate }).first('tree_ord');
-    const range = await this.rangeOf(ancestorId);
-    if (!other || !range) return false;
-    const ord = Number(other.tree_ord);
-    return ord > range.start && ord < range.end;
-  }
-
   /** Of the given contacts, those that lie inside the subtree of another one of them. */
   async nestedAmong(ids: number[]): Promise<Set<number>> {
     const ranges: Array<{ id: number; start: number; end: number }> = [];
