@@ -35,6 +35,11 @@ function gramsOf(text: string | null | undefined): number[] {
   return out;
 }
 
+/** The first two code points of a gram, as one number: the grams of a two-character term share it. */
+export function gramPair(gram: number): number {
+  return Math.floor(gram / BITS);
+}
+
 /** The searchable fields of a contact. */
 export const SEARCH_FIELDS = ['name', 'email', 'service_no', 'phone', 'mobile'] as const;
 export type SearchableFields = Partial<Record<(typeof SEARCH_FIELDS)[number], string | null>>;
@@ -48,7 +53,7 @@ export function contactGrams(fields: SearchableFields): number[] {
 type GramQuery = { kind: 'all'; grams: number[] } | { kind: 'prefix'; from: number; to: number };
 
 /** What a search term needs of the index (the term has at least two characters). */
-function gramQueryOf(term: string): GramQuery {
+export function gramQueryOf(term: string): GramQuery {
   const cps = codePoints(term);
   if (cps.length === 2) return { kind: 'prefix', from: pack(cps[0], cps[1], 0), to: pack(cps[0], cps[1], TOP) };
   const grams = new Set<number>();

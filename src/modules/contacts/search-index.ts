@@ -1,5 +1,5 @@
 import { dialectOf, type Db } from '../../lib/db';
-import { SEARCH_FIELDS } from './search-grams';
+import { contactGrams, gramQueryOf, gramPair, SEARCH_FIELDS, type SearchableFields } from './search-grams';
 
 /** Between the fields of a contact in its searchable text; a term holding it is left to SQL. */
 const SEPARATOR = '\u0000';
@@ -62,7 +62,7 @@ class SearchSnapshot {
       departmentIds.push(row.department_id === null ? 0 : Number(row.department_id));
       const fields = SEARCH_FIELDS.map((f) => (typeof row[f] === 'string' ? (row[f] as string).toLowerCase() : ''));
       texts.push(fields.join(SEPARATOR));
-      grams.add(slot, fields);
+      grams.add(slot, contactGrams(row as SearchableFields));
       await breather(slot);
     }
     return new SearchSnapshot(version, ids, texts, serviceNos, emails, Float64Array.from(unitIds), Float64Array.from(departmentIds), await grams.build());
@@ -86,8 +86,9 @@ class SearchSnapshot {
       const rank = this.serviceNos[slot] === needle || this.emails[slot] === needle ? 0 : this.texts[slot].startsWith(needle) ? 1 : 2;
       if (ranked[rank].length < limit) ranked[rank].push(slot);
     };
-    if (needle.length === 2) this.grams.forEachStartingWith(needle, this.ids.length, visit);
-    else for (const slot of this.grams.rarest(needle)) visit(slot);
+    const query = gramQueryOf(needle);
+    if (query.kind === 'prefix') this.grams.forEachStartingWith(gramPair(query.from), this.ids.length, visit);
+    else for (const slot of this.grams.rarest(query.grams)) visit(slot);
     const ids = [...ranked[0], ...ranked[1], ...ranked[2]].slice(0, limit).map((slot) => this.ids[slot]);
     return { ids, total };
   }
@@ -95,12 +96,14 @@ class SearchSnapshot {
 
 /**
  * Trigram posting lists in one array: the contacts (numbers, ascending) of gram g are
- * `postings[offsets[g] .. offsets[g + 1])`. A field's last two characters also make a gram
- * with SEPARATOR, so that a two-character term finds the fields that end with it.
+ * `postings[offsets[g] .. offsets[g + 1])`. The grams are those of the trigram table
+ * (search-grams.ts), so both ways of searching find the same candidates.
  */
 interface GramPostings {
-  rarest(needle: string): Int32Array;
-  forEachStartingWith(pair: string, contacts: number, visit: (slot: number) => void): void;
+  /** the shortest posting list among the grams (none when one of them indexes nobody) */
+  rarest(grams: readonly number[]): Int32Array;
+  /** every contact holding a gram of the given pair (gramPair), in number order */
+  forEachStartingWith(pair: number, contacts: number, visit: (slot: number) => void): void;
 }
 
 const BLOCK_BITS = 20;
@@ -108,20 +111,16 @@ const BLOCK = 1 << BLOCK_BITS;
 
 /** Two passes over numbers, not one list per gram, so a build of 100,000 contacts stays small. */
 class GramPostingsBuilder {
-  private readonly gramIds = new Map<string, number>();
+  private readonly gramIds = new Map<number, number>();
   private counts = new Int32Array(1 << 16);
   /** the gram ids of each contact, one contact after another (in blocks, never copied), and where each contact's end */
   private readonly blocks: Int32Array[] = [];
   private used = 0;
   private readonly slotEnds: number[] = [];
 
-  add(slot: number, fields: string[]): void {
-    const seen = new Set<string>();
-    for (const field of fields) {
-      const padded = field + SEPARATOR;
-      for (let i = 0; i + 2 < padded.length; i++) seen.add(padded.slice(i, i + 3));
-    }
-    for (const gram of seen) {
+  /** `grams`: the contact's distinct grams */
+  add(slot: number, grams: readonly number[]): void {
+    for (const gram of grams) {
       let id = this.gramIds.get(gram);
       if (id === undefined) {
         id = this.gramIds.size;
@@ -152,19 +151,19 @@ class GramPostingsBuilder {
     // the per-contact lists are in the postings now
     this.blocks.length = 0;
     const gramIds = this.gramIds;
-    const byPair = new Map<string, number[]>();
+    const byPair = new Map<number, number[]>();
     for (const [gram, id] of gramIds) {
-      const pair = gram.slice(0, 2);
+      const pair = gramPair(gram);
       const group = byPair.get(pair);
       if (group) group.push(id);
       else byPair.set(pair, [id]);
     }
     const list = (id: number) => postings.subarray(offsets[id], offsets[id + 1]);
     return {
-      rarest(needle) {
+      rarest(grams) {
         let shortest: Int32Array | undefined;
-        for (let i = 0; i + 2 < needle.length; i++) {
-          const id = gramIds.get(needle.slice(i, i + 3));
+        for (const gram of grams) {
+          const id = gramIds.get(gram);
           if (id === undefined) return new Int32Array(0);
           if (shortest === undefined || offsets[id + 1] - offsets[id] < shortest.length) shortest = list(id);
         }
@@ -215,7 +214,7 @@ export class SearchIndex {
    * version only grows; a database restored to an older one needs the service restarted.
    */
   async at(version: number, needle: string): Promise<SearchSnapshot | null> {
-    if (needle.includes(SEPARATOR) || needle.length < 2) return null;
+    if (needle.includes(SEPARATOR) || Array.from(needle).length < 2) return null;
     if (this.snapshot && this.snapshot.version >= version) return this.snapshot;
     if (this.refreshMs === 0) {
       while (!this.snapshot || this.snapshot.version < version) {
