@@ -7,7 +7,7 @@ import { ISO_MS, contactsFixture, nameTree, sampleDirectory, statistics, type Sa
  */
 
 const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000' });
-const { list } = contactsFixture(ctx, { reader: true });
+const { list, update, search } = contactsFixture(ctx, { admin: 'Admin', reader: true });
 const flatIds = async (query: Record<string, unknown>) =>
   (await list({ ...query, format: 'flat' })).body.data.contacts.map((c: { id: number }) => c.id);
 const directory = () => sampleDirectory(ctx);
@@ -80,6 +80,15 @@ describe('GET /api/contacts', () => {
     const ids = await flatIds({ unit_id: d.unit.id, include_inactive: value });
     expect(ids).not.toContain(d.foxtrot.id);
     expect(ids).toHaveLength(5);
+  });
+
+  test('the list search leaves mobile out (spec 4.2: name, email, service_no or phone); the search endpoint finds it', async () => {
+    const d = await directory();
+    const mobile = `0199${String(Date.now() % 1e7).padStart(7, '0')}`;
+    expect((await update(d.delta.id, { mobile })).status).toBe(200);
+    expect(await flatIds({ unit_id: d.unit.id, search: mobile })).toEqual([]);
+    const found = await search({ q: mobile, unit_id: d.unit.id });
+    expect(found.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.delta.id]);
   });
 
   test.each([

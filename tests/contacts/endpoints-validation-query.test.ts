@@ -151,6 +151,9 @@ describe('GET /api/contacts/search query', () => {
     ['one character', 'a'],
     ['one character after trimming', '  a  '],
     ['101 characters', 'q'.repeat(101)],
+    // characters are code points: an emoji is one, though JavaScript counts it as two
+    ['one emoji', '😀'],
+    ['101 emoji', '😀'.repeat(101)],
   ])('refuses a q of %s', async (_what, q) => {
     expect(failingFields(await search({ q }))).toEqual(['q']);
   });
@@ -158,6 +161,8 @@ describe('GET /api/contacts/search query', () => {
   test.each([
     ['2 characters', 'ab'],
     ['100 characters', 'q'.repeat(100)],
+    ['two emoji', '😀😀'],
+    ['100 emoji', '😀'.repeat(100)],
   ])('accepts a q of %s', async (_what, q) => {
     const res = await search({ q });
     expect(res.status).toBe(200);
