@@ -9,6 +9,7 @@ import * as securityRecords from './20261122000700_create_security_records';
 import * as contactSearchGrams from './20261122000800_create_contact_search_grams';
 import * as failedLoginSummaries from './20261122000900_index_failed_login_summaries';
 import * as rolePermissionNames from './20261122001000_role_permission_names';
+import * as directorySearchVersion from './20261122001100_directory_search_version';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122000800_create_contact_search_grams', contactSearchGrams],
   ['20261122000900_index_failed_login_summaries', failedLoginSummaries],
   ['20261122001000_role_permission_names', rolePermissionNames],
+  ['20261122001100_directory_search_version', directorySearchVersion],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

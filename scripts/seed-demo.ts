@@ -17,7 +17,7 @@ import { createLogger } from '../src/lib/logger';
 import { prepareDatabase } from '../src/lib/setup';
 import { contactGrams } from '../src/modules/contacts/search-grams';
 import { computePreorder, writeLabels } from '../src/modules/contacts/tree-labels';
-import { lockDirectory, sortNameOf } from '../src/modules/contacts/tree-order';
+import { lockDirectory, markSearchChanged, sortNameOf } from '../src/modules/contacts/tree-order';
 import { seedFailedLogins } from './demo-security';
 import { personName, phoneNumber, pick, prng, treeShape } from './demo-data';
 import { bulkInsert, loadData } from './bulk-insert';
@@ -80,6 +80,7 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
       await trx.raw('PRAGMA cache_size = -1000000');
     }
     await lockDirectory(trx);
+    await markSearchChanged(trx);
     const parentUnit = await trx('units').where({ code: 'OPS' }).first('id');
     const units: Array<{ id: number; departments: number[] }> = [];
     for (let u = 0; u < sizes.length; u++) {

@@ -1,10 +1,10 @@
 import { openOwnSeededDb } from '../helpers/context';
 
 /**
- * The newest migration goes down and up again on a seeded database (users and grants in
+ * The newest migrations go down and up again on a seeded database (users and grants in
  * place) without losing a grant. On MySQL in a database of its own, dropped after.
  */
-test('role_permission_names: down drops the column and keeps every grant; up restores the names', async () => {
+test('the two newest migrations go down (role_permission_names keeping every grant) and up again', async () => {
   const { db, done } = await openOwnSeededDb('migrations');
   try {
     const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
@@ -13,12 +13,17 @@ test('role_permission_names: down drops the column and keeps every grant; up res
     expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
+    // the newest first (directory_state.search_version), then role_permission_names
+    await db.migrate.down();
+    expect(await db.schema.hasColumn('directory_state', 'search_version')).toBe(false);
+    expect(await db('directory_state').where({ id: 1 }).first('version')).toBeDefined();
     await db.migrate.down();
     expect(await db.schema.hasColumn('roles', 'permission_names')).toBe(false);
     expect(await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id')).toEqual(grants);
 
     await db.migrate.latest();
     expect(await db('roles').orderBy('id').select('id', 'permission_names')).toEqual(names);
+    expect(await db.schema.hasColumn('directory_state', 'search_version')).toBe(true);
   } finally {
     await done();
   }

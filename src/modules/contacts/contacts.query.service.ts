@@ -22,7 +22,7 @@ import {
   type RoleFilter,
 } from './contacts.listing';
 import { buildHierarchy } from './hierarchy';
-import { SearchIndex } from './search-index';
+import { SearchIndex, searchVersion } from './search-index';
 import { nest, type AncestorRow, type Format } from './tree';
 
 export interface ListInput {
@@ -245,7 +245,7 @@ export class ContactsQueryService {
       include_inactive: false,
     };
     const needle = input.q.toLowerCase();
-    const snapshot = this.searchIndex && (await this.searchIndex.at(await this.version(), needle));
+    const snapshot = this.searchIndex && (await this.searchIndex.at(await searchVersion(this.db), needle));
     const { ids, total } = snapshot
       ? snapshot.search(needle, filters, limit)
       : await rankedSearch(this.db, { ...filters, search: input.q }, limit);

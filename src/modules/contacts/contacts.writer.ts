@@ -3,7 +3,7 @@ import { BadRequestError } from '../../lib/errors';
 import { lineageOf } from './contacts.listing';
 import type { UserRow } from './contacts.repository';
 import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from './search-grams';
-import { sortNameOf, TreeOrder } from './tree-order';
+import { markSearchChanged, sortNameOf, TreeOrder } from './tree-order';
 import { chunks } from '../../lib/chunks';
 
 /**
@@ -73,6 +73,7 @@ export async function insertContact(trx: Knex.Transaction, fields: ContactInsert
   });
   await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
   await writeContactGrams(trx, Number(id), {}, fields);
+  await markSearchChanged(trx);
   return Number(id);
 }
 
@@ -110,6 +111,8 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   await trx('users').where({ id: current.id }).update(row);
 
   if (searchable) await writeContactGrams(trx, current.id, before, { ...before, ...changes });
+  // what a search shows of a contact is all but its place in the tree
+  if (Object.entries(changes).some(([key, value]) => key !== 'parent_id' && value !== undefined)) await markSearchChanged(trx);
 
   const tree = new TreeOrder(trx);
   if (unitChanged) {
@@ -131,6 +134,7 @@ export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): 
     active.push(...found.map(Number));
   }
   if (active.length === 0) return [];
+  await markSearchChanged(trx);
   const removed = new Set(active);
   const orphans: number[] = [];
   for (const chunk of chunks(active)) {

@@ -10,7 +10,7 @@ interface SearchFilters {
 }
 
 /**
- * The active directory at one version, held for the search endpoint: each active contact's
+ * The active directory at one search version, held for the search endpoint: each active contact's
  * searchable fields (lower-cased, in one string), what ranks it, and an inverted index from
  * every trigram of those fields to the contacts holding it. Contacts are numbered in name
  * order (sort_name, then id), so each posting list, and so each walk over matches, is in the
@@ -30,13 +30,12 @@ class SearchSnapshot {
   ) {}
 
   /**
-   * Reads the directory's version, then its active contacts: the contacts are at least as new
+   * Reads the directory's search version, then its active contacts: the contacts are at least as new
    * as the version (a change committed in between only makes them newer), whatever the
    * isolation level, and no transaction is held open while they are read.
    */
   static async load(db: Db): Promise<SearchSnapshot> {
-    const state = await db('directory_state').where({ id: 1 }).first('version');
-    const version = Number(state.version);
+    const version = await searchVersion(db);
     const ids: number[] = [];
     const texts: string[] = [];
     const serviceNos: string[] = [];
@@ -189,9 +188,15 @@ function grown(array: Int32Array): Int32Array<ArrayBuffer> {
   return bigger;
 }
 
+/** The directory's search version (markSearchChanged): what a snapshot is keyed by. */
+export async function searchVersion(db: Db): Promise<number> {
+  const state = await db('directory_state').where({ id: 1 }).first('search_version');
+  return Number(state.search_version);
+}
+
 /**
- * The search snapshot of one service process. A search first reads the directory's version
- * (every change of a contact bumps it in its own transaction): only a snapshot of that version
+ * The search snapshot of one service process. A search first reads the directory's search
+ * version (every change of what a search sees bumps it in its own transaction; a move does not): only a snapshot of that version
  * or a newer one answers it, so an answer never misses a committed change. Otherwise the
  * search runs in SQL and, once `refreshMs` has passed since the last build, a new snapshot is
  * built in the background. With `refreshMs` 0 the search waits for that build instead.

@@ -47,6 +47,15 @@ export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
   await trx('directory_state').where({ id: 1 }).increment('version', 1);
 }
 
+/**
+ * Marks a change of what the contact search sees (a contact added, changed or deactivated):
+ * the search index is keyed by `search_version`, which a move leaves alone. In a transaction
+ * that has called lockDirectory (the row is locked already).
+ */
+export async function markSearchChanged(trx: Knex.Transaction): Promise<void> {
+  await trx('directory_state').where({ id: 1 }).increment('search_version', 1);
+}
+
 /** The sibling-order key of a name: lower case, cut to 255 code points (lower-casing can lengthen a name). */
 export function sortNameOf(name: string): string {
   return Array.from(name.toLowerCase()).slice(0, 255).join('');
