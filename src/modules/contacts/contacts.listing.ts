@@ -132,7 +132,7 @@ export async function searchSet(
   db: Queryable,
   f: ContactFilters & { search: string },
   range: OrdRange | undefined,
-  fields: readonly string[] = SEARCH_FIELDS,
+  fields: readonly string[],
 ): Promise<Array<SlimRow & Record<string, unknown>>> {
   const q = applyFilters(db('users as u'), f, range).select([...SLIM_COLUMNS, ...SEARCH_FIELDS.map((c) => `u.${c}`)]);
   const rows: Record<string, unknown>[] = await joinCandidates(q, db, f.search).orderBy('u.tree_ord');
@@ -155,8 +155,12 @@ export async function rankedSearch(
   const needle = f.search.toLowerCase();
   const rank = (r: Record<string, unknown>) =>
     String(r.service_no).toLowerCase() === needle || String(r.email) === needle ? 0 : String(r.name).toLowerCase().startsWith(needle) ? 1 : 2;
-  const matches = (await searchSet(db, f, undefined, SEARCH_FIELDS))
-    .map((r) => ({ id: r.id, rank: rank(r), sort_name: sortNameOf(String(r.name)) }))
+  // no order and no tree columns: only what the check and the ranking need
+  const q = applyFilters(db('users as u'), f).select(['u.id', ...SEARCH_FIELDS.map((c) => `u.${c}`)]);
+  const rows: Record<string, unknown>[] = await joinCandidates(q, db, f.search);
+  const matches = rows
+    .filter((r) => containsTerm(r, f.search, SEARCH_FIELDS))
+    .map((r) => ({ id: Number(r.id), rank: rank(r), sort_name: sortNameOf(String(r.name)) }))
     .sort((a, b) => a.rank - b.rank || compareCodePoints(a.sort_name, b.sort_name) || a.id - b.id);
   return { ids: matches.slice(0, limit).map((m) => m.id), total: matches.length };
 }
