@@ -39,7 +39,6 @@ describe('SearchIndex with a refresh interval', () => {
     // no snapshot yet: SQL answers while the first one is built
     expect(await index.at(v1, tag)).toBeNull();
     const snapshot = await built(index, v1, tag);
-    expect(snapshot.version).toBeGreaterThanOrEqual(v1);
     expect(snapshot.search(tag, {}, 10)).toEqual({ ids: [first.id], total: 1 });
 
     // a change: the snapshot is stale, and within the interval no new build starts
@@ -52,7 +51,6 @@ describe('SearchIndex with a refresh interval', () => {
     // once the interval has passed, the next search starts one, and then the index answers again
     clock += 60_000;
     const fresh = await built(index, v2, tag);
-    expect(fresh.version).toBeGreaterThanOrEqual(v2);
     expect(fresh.search(tag, {}, 10)).toEqual({ ids: [first.id, second.id], total: 2 });
     expect(errors).toEqual([]);
   });
