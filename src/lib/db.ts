@@ -113,7 +113,9 @@ export function createDb(db: DbConfig, logger?: Logger): Db {
   // log line carries SQL, whatever its code
   instance.on('query-error', (err: unknown, query: { sql?: unknown }) => {
     const prefix = `${String(query?.sql)} - `;
-    if (err instanceof Error && err.message.startsWith(prefix)) err.message = err.message.slice(prefix.length);
+    // by shape, not instanceof: a driver's error may come from another realm (Jest's, say)
+    const failed = err as { message?: unknown };
+    if (typeof failed?.message === 'string' && failed.message.startsWith(prefix)) failed.message = failed.message.slice(prefix.length);
   });
   return instance;
 }

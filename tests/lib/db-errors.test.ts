@@ -13,7 +13,7 @@ test('a failed query leaves no SQL and no value in its error', async () => {
     const err = await db('users')
       .insert({ password_hash: secret, no_such_column: 1 })
       .then(() => null, (e: unknown) => e as Error);
-    expect(err).toBeInstanceOf(Error);
+    expect(typeof err?.message).toBe('string');
     for (const text of [err!.message, JSON.stringify(safeError(err))]) {
       expect(text).not.toContain(secret);
       expect(text).not.toContain('password_hash');
