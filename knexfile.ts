@@ -5,7 +5,8 @@
 import { config as loadEnv } from 'dotenv';
 import { loadConfig } from './src/config';
 import { knexConfig } from './src/lib/db';
+import { MIGRATIONS } from './src/startup';
 
 loadEnv({ quiet: true });
 
-export default knexConfig(loadConfig(process.env).db);
+export default { ...knexConfig(loadConfig(process.env).db), migrations: MIGRATIONS };

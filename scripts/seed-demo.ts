@@ -14,10 +14,8 @@ import bcrypt from 'bcrypt';
 import { loadConfig } from '../src/config';
 import { createDb, dialectOf, ensureDatabase, type Db } from '../src/lib/db';
 import { createLogger } from '../src/lib/logger';
-import { prepareDatabase } from '../src/lib/setup';
-import { contactGrams } from '../src/modules/contacts/search-grams';
-import { computePreorder, writeLabels } from '../src/modules/contacts/tree-labels';
-import { lockDirectory, markSearchChanged, sortNameOf } from '../src/modules/contacts/tree-order';
+import { prepareDatabase } from '../src/startup';
+import { changeDirectory, computePreorder, contactGrams, markSearchChanged, sortNameOf, writeLabels } from '../src/modules/contacts';
 import { seedFailedLogins } from './demo-security';
 import { personName, phoneNumber, pick, prng, treeShape } from './demo-data';
 import { bulkInsert, loadData } from './bulk-insert';
@@ -71,7 +69,8 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
   const sizes = unitSizes(options.contacts);
   const tag = `${options.seed}-${Date.now().toString(36)}`;
 
-  return db.transaction(async (trx) => {
+  // the directory lock is taken first (changeDirectory), then the bulk load's session settings
+  return changeDirectory(db, async (trx) => {
     if (dialectOf(trx) === 'mysql') {
       await trx.raw('SET SESSION foreign_key_checks = 0');
       await trx.raw('SET SESSION unique_checks = 0');
@@ -79,7 +78,6 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
       // a page cache big enough for the index pages that the bulk load touches at random
       await trx.raw('PRAGMA cache_size = -1000000');
     }
-    await lockDirectory(trx);
     await markSearchChanged(trx);
     const parentUnit = await trx('units').where({ code: 'OPS' }).first('id');
     const units: Array<{ id: number; departments: number[] }> = [];

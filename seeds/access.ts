@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { writeGrants } from '../src/modules/auth/privilege';
+import { writeGrants } from '../src/modules/access';
 
 /** Every permission a route checks, with what it allows. */
 export const PERMISSIONS: Record<string, string> = {

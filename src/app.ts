@@ -9,19 +9,12 @@ import { errorHandler, notFound } from './lib/http/errors';
 import { createRateLimiters } from './lib/http/rate-limit';
 import { requestLog } from './lib/http/request-log';
 import type { Logger } from './lib/logger';
-import { authRouter } from './modules/auth/auth.router';
-import { AuthService } from './modules/auth/auth.service';
-import { PasswordHasher } from './modules/auth/passwords';
-import { ProfileService } from './modules/auth/profile.service';
-import { RegisterService } from './modules/auth/register.service';
-import { authenticate, sessionLoader } from './modules/auth/session';
-import { TokenService } from './modules/auth/tokens';
-import { contactsRouter } from './modules/contacts/contacts.router';
-import { ContactsQueryService } from './modules/contacts/contacts.query.service';
-import { ContactsService } from './modules/contacts/contacts.service';
-import { locationsRouter } from './modules/locations/locations.router';
-import { referenceRouter } from './modules/reference/reference.router';
-import { securityRouter } from './modules/security/security.router';
+import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
+import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
+import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchIndex, sessionSource, UnitTrees } from './modules/contacts';
+import { locationsRouter, LocationsService } from './modules/locations';
+import { referenceRouter, ReferenceService, RolesService } from './modules/reference';
+import { securityRouter, SecurityService } from './modules/security';
 import { openApiRouter } from './openapi/openapi.router';
 
 export interface AppDeps {
@@ -37,13 +30,44 @@ function corsOrigin(config: Readonly<Config>): cors.CorsOptions['origin'] {
   return config.env !== 'production';
 }
 
-/** Builds the whole HTTP application. It does not listen: server.ts does, and tests use supertest. */
-export function createApp({ db, config, logger, redis }: AppDeps): Express {
+/** Every service of the application, built once from its dependencies. */
+function createServices({ db, config, logger }: AppDeps) {
   const tokens = new TokenService(config.jwt);
   const passwords = new PasswordHasher(config.bcryptCost);
+  const loadSession = sessionLoader(sessionSource(db));
+  const reads = new ContactReads({ db });
+  const index =
+    config.searchIndex === 'memory'
+      ? new SearchIndex(db, config.searchIndexRefreshMs, (err: unknown) => logger.error({ err }, 'contact search index build failed'))
+      : null;
+  return {
+    requireAuth: authenticate(loadSession, tokens),
+    accounts: {
+      account: new AccountService({ db, tokens, passwords, loadSession }),
+      register: new RegisterService({ db, passwords }),
+      profile: new ProfileService({ db }),
+    },
+    contacts: {
+      reads,
+      unitTrees: new UnitTrees({ db }),
+      search: new ContactSearch({ db, index }),
+      writes: new ContactWrites({ db, reads, passwords }),
+    },
+    locations: new LocationsService({ db }),
+    security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
+    reference: { reference: new ReferenceService({ db }), roles: new RolesService({ db }) },
+  };
+}
+
+/**
+ * Builds the whole HTTP application: every service, handed to its router. It does not listen:
+ * server.ts does, and tests use supertest.
+ */
+export function createApp(deps: AppDeps): Express {
+  const { db, config, logger, redis } = deps;
+  const services = createServices(deps);
+  const { requireAuth } = services;
   const limiters = createRateLimiters(config.rateLimit, logger, redis);
-  const loadSession = sessionLoader(db);
-  const requireAuth = authenticate(loadSession, tokens);
 
   const app = express();
   app.disable('x-powered-by');
@@ -86,22 +110,11 @@ export function createApp({ db, config, logger, redis }: AppDeps): Express {
     next();
   });
 
-  const authServices = {
-    auth: new AuthService(db, tokens, passwords, loadSession),
-    register: new RegisterService(db, passwords),
-    profile: new ProfileService(db),
-  };
-  app.use('/api/auth', authRouter(authServices, { authenticate: requireAuth, loginLimiter: limiters.login }));
-  const contactReads = new ContactsQueryService(db, {
-    searchIndex: config.searchIndex,
-    searchIndexRefreshMs: config.searchIndexRefreshMs,
-    onSearchIndexError: (err) => logger.error({ err }, 'contact search index build failed'),
-  });
-  const contactWrites = new ContactsService(db, contactReads, passwords);
-  app.use('/api/contacts', contactsRouter(contactReads, contactWrites, requireAuth));
-  app.use('/api/locations', locationsRouter(db, requireAuth));
-  app.use('/api/security', securityRouter(db, requireAuth, { summaryCacheMs: config.securitySummaryCacheMs }));
-  app.use('/api', referenceRouter(db, requireAuth));
+  app.use('/api/auth', accountsRouter(services.accounts, { authenticate: requireAuth, loginLimiter: limiters.login }));
+  app.use('/api/contacts', contactsRouter(services.contacts, requireAuth));
+  app.use('/api/locations', locationsRouter(services.locations, requireAuth));
+  app.use('/api/security', securityRouter(services.security, requireAuth));
+  app.use('/api', referenceRouter(services.reference, requireAuth));
 
   app.use(notFound);
   app.use(errorHandler(logger));

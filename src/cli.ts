@@ -2,7 +2,7 @@ import { config as loadEnv } from 'dotenv';
 import { loadConfig } from './config';
 import { createDb } from './lib/db';
 import { createLogger } from './lib/logger';
-import { ensureDatabase, prepareDatabase } from './lib/setup';
+import { ensureDatabase, MIGRATIONS, prepareDatabase } from './startup';
 
 loadEnv({ quiet: true });
 
@@ -23,10 +23,10 @@ async function main(command: string | undefined): Promise<void> {
   const db = createDb(config.db);
   try {
     if (command === 'migrate') {
-      const [, applied] = await db.migrate.latest();
+      const [, applied] = await db.migrate.latest(MIGRATIONS);
       logger.info({ migrations: applied }, applied.length ? 'migrated' : 'already up to date');
     } else if (command === 'rollback') {
-      const [, undone] = await db.migrate.rollback();
+      const [, undone] = await db.migrate.rollback(MIGRATIONS);
       logger.info({ migrations: undone }, 'rolled back');
     } else {
       await prepareDatabase(db, config, logger);

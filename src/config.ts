@@ -1,40 +1,24 @@
 import path from 'node:path';
 
-export type DbClient = 'sqlite' | 'mysql';
-export type NodeEnv = 'development' | 'production' | 'test';
+import type { DbClient, DbConfig } from './lib/db';
+import type { RateLimitSettings } from './lib/http/rate-limit';
+import type { TokenSettings } from './modules/access';
 
-export interface DbConfig {
-  client: DbClient;
-  sqliteFilename: string;
-  url?: string;
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  database: string;
-  poolMax: number;
-}
+export type { DbClient, DbConfig };
+export type NodeEnv = 'development' | 'production' | 'test';
 
 export interface Config {
   env: NodeEnv;
   port: number;
   db: DbConfig;
-  jwt: {
-    secret: string;
-    refreshSecret: string;
-    /** lifetimes in seconds */
-    expiresIn: number;
-    refreshExpiresIn: number;
-    issuer: string;
-    audience: string;
-  };
+  jwt: TokenSettings;
   bcryptCost: number;
   admin: { email: string; password: string; name: string };
   /** null: no CORS_ORIGINS given (development allows any origin, production none). */
   corsOrigins: string[] | null;
   trustProxy: boolean | number | string;
   redisUrl?: string;
-  rateLimit: { max: number; windowMs: number; loginMax: number; loginWindowMs: number; redisPrefix: string };
+  rateLimit: RateLimitSettings;
   bodyLimit: string;
   logLevel: string;
   shutdownTimeoutMs: number;

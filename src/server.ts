@@ -5,7 +5,7 @@ import { createApp } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
 import { createDb, drain } from './lib/db';
 import { createLogger } from './lib/logger';
-import { ensureDatabase, prepareDatabase } from './lib/setup';
+import { ensureDatabase, prepareDatabase } from './startup';
 
 loadEnv({ quiet: true });
 

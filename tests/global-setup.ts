@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createDb, ensureDatabase } from '../src/lib/db';
 import { createLogger } from '../src/lib/logger';
-import { prepareDatabase } from '../src/lib/setup';
+import { prepareDatabase } from '../src/startup';
 import path from 'node:path';
 import { TMP_DIR, isMysql, testConfig } from './helpers/config';
 

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { toIso } from '../../src/lib/time';
-import type { RegisterInput } from '../../src/modules/auth/register.service';
+import type { RegisterInput } from '../../src/modules/accounts/register.service';
 import type { TestContext } from '../helpers/context';
 import { createUser, unique, type TestUser, type UserFields } from '../helpers/factory';
 

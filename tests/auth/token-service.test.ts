@@ -1,4 +1,4 @@
-import { TokenService } from '../../src/modules/auth/tokens';
+import { TokenService } from '../../src/modules/access';
 import { testConfig } from '../helpers/config';
 
 /**

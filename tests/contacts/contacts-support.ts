@@ -1,7 +1,5 @@
 import request from 'supertest';
-import { inTransaction } from '../../src/lib/db';
-import { insertContact, type ContactInsert } from '../../src/modules/contacts/contacts.writer';
-import { lockDirectory } from '../../src/modules/contacts/tree-order';
+import { changeDirectory, insertContact, type ContactInsert } from '../../src/modules/contacts';
 import { login, userRow } from '../auth/auth-support';
 import type { TestContext } from '../helpers/context';
 import { anyDesignationId, bearer, createDepartment, createUnit, createUser, unique, type RoleName, type TestUser } from '../helpers/factory';
@@ -211,8 +209,7 @@ export async function insertChains(
 ): Promise<number[]> {
   const designationId = await anyDesignationId(ctx);
   const ids: number[] = [];
-  await inTransaction(ctx.db, async (trx) => {
-    await lockDirectory(trx);
+  await changeDirectory(ctx.db, async (trx) => {
     let parent: number | null = null;
     for (let i = 0; i < count; i++) {
       if (i % depth === 0) parent = null;

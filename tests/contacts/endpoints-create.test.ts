@@ -1,5 +1,4 @@
-import { insertContact } from '../../src/modules/contacts/contacts.writer';
-import { lockDirectory } from '../../src/modules/contacts/tree-order';
+import { changeDirectory, insertContact } from '../../src/modules/contacts';
 import { isMysql } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
 import { bearer, createDepartment, createOrganization, createUnit, createUser, unique } from '../helpers/factory';
@@ -233,9 +232,7 @@ describe('names with control characters', () => {
     const ROLLBACK = new Error('rollback');
     let order: number[] = [];
     let ids: number[] = [];
-    await ctx.db
-      .transaction(async (trx) => {
-        await lockDirectory(trx);
+    await changeDirectory(ctx.db, async (trx) => {
         const make = (name: string) =>
           insertContact(trx, {
             name,

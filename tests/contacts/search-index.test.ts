@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { createDb } from '../../src/lib/db';
 import { compareCodePoints } from '../../src/lib/text';
-import { SearchIndex, searchVersion } from '../../src/modules/contacts/search-index';
+import { SearchIndex } from '../../src/modules/contacts/search/search-index';
+import { searchVersion } from '../../src/modules/contacts/tree/lock';
 import { setupTestContext } from '../helpers/context';
 import request from 'supertest';
 import { isMysql } from '../helpers/config';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { createDb, ensureDatabase } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
-import { prepareDatabase } from '../../src/lib/setup';
+import { prepareDatabase } from '../../src/startup';
 import { openApiDocument } from '../../src/openapi/document';
 import { isMysql } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';

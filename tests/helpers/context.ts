@@ -5,8 +5,8 @@ import { createApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { createDb, ensureDatabase, type Db } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
-import { prepareDatabase } from '../../src/lib/setup';
-import { TokenService } from '../../src/modules/auth/tokens';
+import { prepareDatabase } from '../../src/startup';
+import { TokenService } from '../../src/modules/access';
 import { contractApp } from './openapi';
 import { TMP_DIR, isMysql, sqliteTemplate, testConfig } from './config';
 

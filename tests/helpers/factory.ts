@@ -1,7 +1,5 @@
 import bcrypt from 'bcrypt';
-import { inTransaction } from '../../src/lib/db';
-import { insertContact } from '../../src/modules/contacts/contacts.writer';
-import { lockDirectory } from '../../src/modules/contacts/tree-order';
+import { changeDirectory, insertContact } from '../../src/modules/contacts';
 import type { TestContext } from './context';
 
 let counter = 0;
@@ -82,8 +80,7 @@ export interface UserFields {
  * next to.
  */
 export async function removeUser(ctx: TestContext, id: number): Promise<void> {
-  await inTransaction(ctx.db, async (trx) => {
-    await lockDirectory(trx);
+  await changeDirectory(ctx.db, async (trx) => {
     await trx('users').where({ id }).delete();
   });
 }
@@ -100,8 +97,7 @@ export async function createUser(ctx: TestContext, fields: UserFields = {}): Pro
   const passwordHash = password === null ? null : await hashOf(password);
   const designationId = await anyDesignationId(ctx);
   // inside the transaction only `trx` may be used: SQLite has one connection
-  const id = await inTransaction(ctx.db, async (trx) => {
-    await lockDirectory(trx);
+  const id = await changeDirectory(ctx.db, async (trx) => {
     const newId = await insertContact(trx, {
       name,
       email,

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/lib/db';
-import { computePreorder } from '../../src/modules/contacts/tree-labels';
+import { computePreorder } from '../../src/modules/contacts';
 
 interface Row {
   id: number;

@@ -1,4 +1,4 @@
-import { safeError } from '../../src/lib/http/errors';
+import { safeError } from '../../src/lib/logger';
 import { openTestDb } from '../helpers/context';
 
 /**

@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../../src/startup';
 import { openOwnSeededDb } from '../helpers/context';
 
 /**
@@ -14,14 +15,14 @@ test('the two newest migrations go down (role_permission_names keeping every gra
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
     // the newest first (directory_state.search_version), then role_permission_names
-    await db.migrate.down();
+    await db.migrate.down(MIGRATIONS);
     expect(await db.schema.hasColumn('directory_state', 'search_version')).toBe(false);
     expect(await db('directory_state').where({ id: 1 }).first('version')).toBeDefined();
-    await db.migrate.down();
+    await db.migrate.down(MIGRATIONS);
     expect(await db.schema.hasColumn('roles', 'permission_names')).toBe(false);
     expect(await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id')).toEqual(grants);
 
-    await db.migrate.latest();
+    await db.migrate.latest(MIGRATIONS);
     expect(await db('roles').orderBy('id').select('id', 'permission_names')).toEqual(names);
     expect(await db.schema.hasColumn('directory_state', 'search_version')).toBe(true);
   } finally {

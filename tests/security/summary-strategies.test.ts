@@ -37,8 +37,8 @@ describe('failed-login summaries counted in process and in the database agree', 
   const filters = () => [{}, { from: new Date(now.getTime() - 30 * 3_600_000) }, { reason: 'Invalid password' }, { ip_address: '192.0.2.3' }];
 
   test('for every scope and filter', async () => {
-    const inProcess = new SecurityService(ctx.db, 0, () => now);
-    const inDatabase = new SecurityService(ctx.db, 0, () => now, 0);
+    const inProcess = new SecurityService({ db: ctx.db, now: () => now });
+    const inDatabase = new SecurityService({ db: ctx.db, now: () => now, inProcessMax: 0 });
     let nonEmpty = 0;
     for (const scope of scopes()) {
       for (const filter of filters()) {

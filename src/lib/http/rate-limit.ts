@@ -2,8 +2,17 @@ import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type IncrementResponse, type Store } from 'express-rate-limit';
 import type Redis from 'ioredis';
 import { RedisStore } from 'rate-limit-redis';
-import type { Config } from '../../config';
 import type { Logger } from '../logger';
+
+/** The limits: the whole API per IP, and failed sign-ins per IP and identifier (config.ts reads them). */
+export interface RateLimitSettings {
+  max: number;
+  windowMs: number;
+  loginMax: number;
+  loginWindowMs: number;
+  /** key prefix of the counters in Redis */
+  redisPrefix: string;
+}
 
 export interface RateLimiters {
   api: RequestHandler;
@@ -60,7 +69,7 @@ function loginIdentifierOf(req: Request): string {
  * Redis when a client is given, so that every instance of the service shares them.
  */
 export function createRateLimiters(
-  config: Config['rateLimit'],
+  config: RateLimitSettings,
   logger: Logger,
   redis?: Redis,
 ): RateLimiters {

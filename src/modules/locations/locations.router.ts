@@ -1,10 +1,9 @@
 import { Router, type RequestHandler } from 'express';
-import type { Db } from '../../lib/db';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
-import { requirePermission } from '../auth/session';
+import { requirePermission } from '../access';
 import { LEVELS, type LevelDef } from './locations.levels';
-import { LocationsService, type ListInput, type LocationValues } from './locations.service';
+import type { ListInput, LocationsService, LocationValues } from './locations.service';
 import { createRules, idRules, listRules, parentParamRules, updateRules } from './locations.validators';
 import { capitalized } from '../../lib/text';
 
@@ -45,8 +44,7 @@ function levelRouter(service: LocationsService, level: LevelDef, canWrite: Reque
 }
 
 /** /api/locations (spec 4.3, DECISIONS section 7): every signed-in user reads, `locations.write` changes. */
-export function locationsRouter(db: Db, requireAuth: RequestHandler): Router {
-  const service = new LocationsService(db);
+export function locationsRouter(service: LocationsService, requireAuth: RequestHandler): Router {
   const canWrite = requirePermission('locations.write');
   const router = Router();
   router.use(requireAuth);

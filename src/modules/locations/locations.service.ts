@@ -26,7 +26,11 @@ interface LevelCounts {
 
 /** Countries, divisions, districts and thanas: one implementation, driven by the level definitions. */
 export class LocationsService {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db;
+
+  constructor(deps: { db: Db }) {
+    this.db = deps.db;
+  }
 
   async list(level: LevelDef, input: ListInput) {
     const { page, limit, offset } = pageOf(input, LOCATIONS_PAGE.defaultLimit);

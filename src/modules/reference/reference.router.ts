@@ -1,14 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import { body, param, query } from 'express-validator';
-import type { Db } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
 import { authOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { idParamRule, inputOf, paginationRules, stringRule, validate } from '../../lib/http/validate';
-import { requirePermission } from '../auth/session';
+import { requirePermission } from '../access';
 import { organizations, REFERENCE_RESOURCES, type ResourceSpec } from './reference.resources';
-import { REFERENCE_PAGE, ReferenceService, type ListInput, type Values } from './reference.service';
-import { RolesService, type RoleInput } from './roles.service';
+import { REFERENCE_PAGE, type ListInput, type ReferenceService, type Values } from './reference.service';
+import type { RoleInput, RolesService } from './roles.service';
 import { capitalized } from '../../lib/text';
 
 const idRules = [idParamRule(param('id'), 'id')];
@@ -98,8 +97,13 @@ function rolesRouter(roles: RolesService, requireAuth: RequestHandler): Router {
   return router;
 }
 
-export function referenceRouter(db: Db, requireAuth: RequestHandler): Router {
-  const service = new ReferenceService(db);
+export interface ReferenceServices {
+  reference: ReferenceService;
+  roles: RolesService;
+}
+
+export function referenceRouter(services: ReferenceServices, requireAuth: RequestHandler): Router {
+  const { reference: service, roles } = services;
   const router = Router();
   for (const spec of REFERENCE_RESOURCES) {
     router.use(`/${spec.def.plural}`, resourceRouter(service, spec, requireAuth, 'reference.write'));
@@ -110,6 +114,6 @@ export function referenceRouter(db: Db, requireAuth: RequestHandler): Router {
     return auth.permissions.has('organizations.manage') ? null : auth.organizationId;
   };
   router.use('/organizations', resourceRouter(service, organizations, requireAuth, 'organizations.manage', ownOrganization));
-  router.use('/roles', rolesRouter(new RolesService(db), requireAuth));
+  router.use('/roles', rolesRouter(roles, requireAuth));
   return router;
 }

@@ -42,7 +42,11 @@ export interface ListInput {
 export const REFERENCE_PAGE = { defaultLimit: 50, maxLimit: 500 };
 
 export class ReferenceService {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db;
+
+  constructor(deps: { db: Db }) {
+    this.db = deps.db;
+  }
 
   async list(def: ResourceDef, input: ListInput) {
     const { page, limit, offset } = pageOf(input, REFERENCE_PAGE.defaultLimit);

@@ -3,7 +3,8 @@ import { inTransaction, isUniqueViolation, type Db, type Queryable } from '../..
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
-import { assertRoleWithinReach, permissionList, writeGrants } from '../auth/privilege';
+import { assertRoleWithinReach, permissionList, writeGrants } from '../access';
+import { revokeTokensOfRole } from '../contacts';
 
 /** Roles 1-3 carry fixed meaning (the spec's Super_admin, Admin, User): they are not changed through the API. */
 const BUILT_IN_ROLE_IDS = [1, 2, 3];
@@ -15,7 +16,11 @@ export interface RoleInput {
 }
 
 export class RolesService {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db;
+
+  constructor(deps: { db: Db }) {
+    this.db = deps.db;
+  }
 
   async list() {
     return (await this.db('roles').orderBy('id')).map(toRole);
@@ -57,7 +62,7 @@ export class RolesService {
       if (input.permissions !== undefined) {
         await this.grant(trx, id, input.permissions, actor);
         // holders of the role keep no token issued for the rights it had
-        await trx('users').where({ role_id: id }).increment('token_version', 1);
+        await revokeTokensOfRole(trx, id);
       }
       return this.get(id, trx);
     });

@@ -1,11 +1,10 @@
 import { Router, type Request, type RequestHandler } from 'express';
-import type { Db } from '../../lib/db';
 import { authOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
 import type { FailedLoginFilters, PasswordChangeFilters } from './security.queries';
 import { scopeOf } from './security.scope';
-import { SecurityService, type PageInput } from './security.service';
+import type { PageInput, SecurityService } from './security.service';
 import { failedLoginRules, passwordChangeRules, recentEventsRules } from './security.validators';
 
 interface ScopedInput {
@@ -19,8 +18,7 @@ function scopedInput<T>(req: Request) {
 }
 
 /** /api/security (spec 4.4, DECISIONS section 6): any signed-in user, each within the own scope. */
-export function securityRouter(db: Db, requireAuth: RequestHandler, options: { summaryCacheMs: number }): Router {
-  const service = new SecurityService(db, options.summaryCacheMs);
+export function securityRouter(service: SecurityService, requireAuth: RequestHandler): Router {
   const router = Router();
   router.use(requireAuth);
 

@@ -64,13 +64,16 @@ export class SecurityService {
    */
   private readonly summaries: TtlCache<Record<string, unknown>>;
 
-  constructor(
-    private readonly db: Db,
-    summaryCacheMs = 0,
-    private readonly now: () => Date = () => new Date(),
-    private readonly inProcessMax = 50_000,
-  ) {
-    this.summaries = new TtlCache(summaryCacheMs);
+  private readonly db: Db;
+  private readonly now: () => Date;
+  /** the most rows a summary counts in this process; more are counted by the database */
+  private readonly inProcessMax: number;
+
+  constructor(deps: { db: Db; summaryCacheMs?: number; now?: () => Date; inProcessMax?: number }) {
+    this.db = deps.db;
+    this.now = deps.now ?? (() => new Date());
+    this.inProcessMax = deps.inProcessMax ?? 50_000;
+    this.summaries = new TtlCache(deps.summaryCacheMs ?? 0);
   }
 
   private summaryOf(kind: string, scope: SecurityScope, filters: object, compute: () => Promise<object>) {

@@ -1,4 +1,4 @@
-import { STATUSES } from '../../modules/contacts/contacts.validators';
+import { STATUSES } from '../../modules/contacts';
 import { arrayOf, int, nullable, obj, ref, str, timestamp, type Schema } from '../builders';
 
 /** The records of the contacts API (spec 2.4, 2.6, 2.9). */

@@ -1,8 +1,5 @@
-import { ROLE_FILTERS } from '../../modules/contacts/contacts.listing';
-import { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from '../../modules/contacts/contacts.query.service';
-import { STATUSES } from '../../modules/contacts/contacts.validators';
+import { CHILDREN_PAGE, CONTACT_PAGE, FORMATS, ROLE_FILTERS, SEARCH_LIMIT, STATUSES } from '../../modules/contacts';
 import { contactSchemas } from './contacts.schemas';
-import { FORMATS } from '../../modules/contacts/tree';
 import {
   ADMINS,
   ANY_USER,

@@ -1,5 +1,4 @@
-import { LEVELS, parentNameField, type LevelDef } from '../../modules/locations/locations.levels';
-import { LOCATIONS_PAGE } from '../../modules/locations/locations.service';
+import { LEVELS, LOCATIONS_PAGE, parentNameField, type LevelDef } from '../../modules/locations';
 import {
   ADMINS,
   ANY_USER,

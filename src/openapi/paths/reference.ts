@@ -1,5 +1,4 @@
-import { organizations, REFERENCE_RESOURCES, type ResourceSpec } from '../../modules/reference/reference.resources';
-import { REFERENCE_PAGE } from '../../modules/reference/reference.service';
+import { organizations, REFERENCE_PAGE, REFERENCE_RESOURCES, type ResourceSpec } from '../../modules/reference';
 import {
   ADMINS,
   ANY_USER,

@@ -1,6 +1,4 @@
-import { TOP_COUNT } from '../../modules/security/security.service';
-import { RECENT_EVENTS, SECURITY_PAGE } from '../../modules/security/security.validators';
-import { CHANGE_TYPES, FAILED_LOGIN_REASON } from '../../modules/security/security.records';
+import { CHANGE_TYPES, FAILED_LOGIN_REASON, RECENT_EVENTS, SECURITY_PAGE, TOP_COUNT } from '../../modules/security';
 import {
   ANY_USER,
   arrayOf,

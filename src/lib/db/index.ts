@@ -1,0 +1,8 @@
+/** The database layer: connection settings, health, errors by code, transactions, prepared queries. */
+export { createDb, ensureDatabase, knexConfig, type DbClient, type DbConfig } from './connection';
+export { isForeignKeyViolation, isUniqueViolation } from './errors';
+export { drain, ping } from './health';
+export { preparedQuery } from './prepared';
+export { whereContains } from './text-match';
+export { inTransaction } from './transaction';
+export { dialectOf, type Db, type Dialect, type Queryable } from './types';

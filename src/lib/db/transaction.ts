@@ -1,0 +1,25 @@
+import type { Knex } from 'knex';
+import { isRetryable } from './errors';
+import { dialectOf, type Db } from './types';
+
+/**
+ * Runs `work` in one transaction, and runs it again (a bounded number of times, with a short
+ * jittered pause) when the database chose it as a deadlock victim or a lock wait timed out.
+ * On MySQL the transaction reads committed data: each statement sees what committed before
+ * it, which is what a transaction that starts by taking a lock needs to see.
+ */
+export async function inTransaction<T>(
+  db: Db,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  attempts = 4,
+): Promise<T> {
+  const options: Knex.TransactionConfig = dialectOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : {};
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(work, options);
+    } catch (err) {
+      if (attempt >= attempts || !isRetryable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20 * attempt));
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ForbiddenError, UnauthorizedError } from '../../lib/errors';
+import type { AuthContext } from '../../lib/http/auth-context';
+import { permissionList } from './grants';
+import type { TokenService } from './tokens';
+
+/** What a session needs of its user: the row of the users table with its role's name and permissions. */
+export interface SessionRecord {
+  id: unknown;
+  role_id: unknown;
+  organization_id: unknown;
+  email: unknown;
+  service_no: unknown;
+  is_active: unknown;
+  token_version: unknown;
+  role_name: unknown;
+  permission_names: unknown;
+}
+
+/** Reads a user for a session (the contacts module, which owns the user row, provides it). */
+export type SessionSource = (userId: number) => Promise<SessionRecord | undefined>;
+
+/** The session of a token's user and version; null unless the user exists, is active and still has that token_version. */
+export type SessionLoader = (userId: number, version: number) => Promise<AuthContext | null>;
+
+export function sessionLoader(source: SessionSource): SessionLoader {
+  return async (userId, version) => toSession(await source(userId), version);
+}
+
+function toSession(row: SessionRecord | undefined, version: number): AuthContext | null {
+  if (!row || !Number(row.is_active) || Number(row.token_version) !== version) return null;
+  return {
+    userId: Number(row.id),
+    roleId: Number(row.role_id),
+    roleName: String(row.role_name),
+    organizationId: Number(row.organization_id),
+    email: String(row.email),
+    serviceNo: String(row.service_no),
+    permissions: new Set(permissionList(row.permission_names)),
+  };
+}
+
+/** Requires `Authorization: Bearer <access token>` and sets req.auth. */
+export function authenticate(loadSession: SessionLoader, tokens: TokenService) {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    const header = req.get('authorization');
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw new UnauthorizedError('Access token is required');
+    const claims = tokens.verify(match[1], 'access');
+    const session = claims && (await loadSession(claims.userId, claims.version));
+    if (!session) throw new UnauthorizedError('Invalid or expired token');
+    req.auth = session;
+    next();
+  };
+}
+
+/** 403 `Insufficient permissions` unless the caller's role holds every named permission. */
+export function requirePermission(...names: string[]) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const granted = req.auth?.permissions;
+    if (!granted || !names.every((name) => granted.has(name))) throw new ForbiddenError();
+    next();
+  };
+}

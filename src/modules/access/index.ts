@@ -1,0 +1,11 @@
+/**
+ * Access: who is calling and what they may do. Token signing and checking, the authenticate
+ * middleware (its user read through a SessionSource that the contacts module provides),
+ * permission checks, the privilege ceiling, role grants and password hashing.
+ * It imports no other module; every router uses it.
+ */
+export { authenticate, requirePermission, sessionLoader, type SessionLoader, type SessionRecord, type SessionSource } from './authenticate';
+export { permissionList, permissionsOfRole, writeGrants } from './grants';
+export { PasswordHasher } from './passwords';
+export { assertRoleWithinReach } from './privilege';
+export { TokenService, type TokenSettings, type TokenSubject, type TokenType, type VerifiedToken } from './tokens';

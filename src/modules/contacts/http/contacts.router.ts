@@ -1,0 +1,98 @@
+import { Router, type RequestHandler } from 'express';
+import { authOf, clientOf } from '../../../lib/http/auth-context';
+import { sendSuccess } from '../../../lib/http/respond';
+import { inputOf, validate } from '../../../lib/http/validate';
+import { requirePermission as can } from '../../access';
+import type { ContactReads } from '../read/contact-reads.service';
+import type { ListInput } from '../read/list-input';
+import type { UnitTrees } from '../read/unit-tree.service';
+import type { ContactSearch, SearchInput } from '../search/contact-search.service';
+import type { ContactWrites, CreateContactInput } from '../write/contact-writes.service';
+import type { ContactChanges } from '../write/contact.writer';
+import {
+  bulkDeleteRules,
+  bulkMoveRules,
+  childrenRules,
+  createRules,
+  idRules,
+  listRules,
+  moveRules,
+  resetPasswordRules,
+  searchRules,
+  unitTreeRules,
+  updateRules,
+} from './contacts.validators';
+
+type Id = { id: number };
+
+export interface ContactServices {
+  reads: ContactReads;
+  unitTrees: UnitTrees;
+  search: ContactSearch;
+  writes: ContactWrites;
+}
+
+/** /api/contacts (docs/api.md, Contacts). Fixed paths come before /:id. */
+export function contactsRouter(services: ContactServices, requireAuth: RequestHandler): Router {
+  const { reads, unitTrees, search, writes } = services;
+  const router = Router();
+  router.use(requireAuth, can('contacts.read'));
+
+  router.get('/', ...listRules, validate, async (req, res) => {
+    sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req)));
+  });
+  router.get('/search', ...searchRules, validate, async (req, res) => {
+    const result = await search.search(inputOf<SearchInput>(req));
+    sendSuccess(res, 200, 'Search completed successfully', result);
+  });
+  router.get('/statistics', async (_req, res) => {
+    sendSuccess(res, 200, 'Statistics retrieved successfully', { statistics: await reads.statistics() });
+  });
+  router.get('/organizational-hierarchy', async (_req, res) => {
+    const hierarchy = await reads.organizationalHierarchy();
+    sendSuccess(res, 200, 'Organizational hierarchy retrieved successfully', { hierarchy });
+  });
+  router.get('/unit/:unitId', ...unitTreeRules, validate, async (req, res) => {
+    const { unitId, ...input } = inputOf<ListInput & { unitId: number }>(req);
+    sendSuccess(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTree(unitId, input));
+  });
+  router.post('/bulk-delete', can('contacts.delete', 'contacts.bulk'), ...bulkDeleteRules, validate, async (req, res) => {
+    const result = await writes.bulkDelete(inputOf<{ contactIds: number[] }>(req).contactIds, authOf(req));
+    sendSuccess(res, 200, `${result.deletedCount} contacts deleted successfully`, result);
+  });
+  router.post('/bulk-move', can('contacts.move', 'contacts.bulk'), ...bulkMoveRules, validate, async (req, res) => {
+    const { contactIds, parent_id } = inputOf<{ contactIds: number[]; parent_id: number | null }>(req);
+    const result = await writes.bulkMove(contactIds, parent_id);
+    sendSuccess(res, 200, `${result.movedCount} contacts moved successfully`, result);
+  });
+
+  router.post('/', can('contacts.create'), ...createRules, validate, async (req, res) => {
+    const result = await writes.create(inputOf<CreateContactInput>(req), authOf(req));
+    sendSuccess(res, 201, 'Contact created successfully', result);
+  });
+  router.get('/:id', ...idRules, validate, async (req, res) => {
+    sendSuccess(res, 200, 'Contact retrieved successfully', { contact: await reads.get(inputOf<Id>(req).id) });
+  });
+  router.put('/:id', can('contacts.update'), ...updateRules, validate, async (req, res) => {
+    const { id, ...changes } = inputOf<ContactChanges & Id>(req);
+    sendSuccess(res, 200, 'Contact updated successfully', { contact: await writes.update(id, changes, authOf(req)) });
+  });
+  router.delete('/:id', can('contacts.delete'), ...idRules, validate, async (req, res) => {
+    await writes.remove(inputOf<Id>(req).id, authOf(req));
+    sendSuccess(res, 200, 'Contact deleted successfully');
+  });
+  router.get('/:id/children', ...childrenRules, validate, async (req, res) => {
+    const { id, ...input } = inputOf<Id & { page?: number; limit?: number; include_inactive?: boolean }>(req);
+    sendSuccess(res, 200, 'Child contacts retrieved successfully', await reads.children(id, input));
+  });
+  router.put('/:id/move', can('contacts.move'), ...moveRules, validate, async (req, res) => {
+    const { id, parent_id } = inputOf<Id & { parent_id: number | null }>(req);
+    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, authOf(req)));
+  });
+  router.put('/:id/password', can('contacts.reset_password'), ...resetPasswordRules, validate, async (req, res) => {
+    const { id, newPassword } = inputOf<Id & { newPassword: string }>(req);
+    await writes.resetPassword(id, newPassword, authOf(req), clientOf(req));
+    sendSuccess(res, 200, 'Password reset successfully');
+  });
+  return router;
+}

@@ -1,0 +1,90 @@
+import { body, param, query, type ValidationChain } from 'express-validator';
+import {
+  boolRule,
+  emailRule,
+  idListRule,
+  idOrNullRule,
+  idParamRule,
+  intRule,
+  oneOfRule,
+  paginationRules,
+  passwordRule,
+  stringRule,
+} from '../../../lib/http/validate';
+import { FORMATS } from '../read/formats';
+import { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from '../read/list-input';
+import { ROLE_FILTERS } from '../read/listing.queries';
+
+export const STATUSES = ['online', 'offline', 'busy'] as const;
+
+export const idRules = [idParamRule(param('id'), 'id')];
+
+/** parent_id: a positive integer, or null (a root). `required`: the key must be present. */
+function parentRule(location: typeof body | typeof query, required: boolean): ValidationChain {
+  const chain = required
+    ? location('parent_id').custom((v) => v !== undefined).withMessage('parent_id is required (null makes the contact a root)').bail()
+    : location('parent_id').optional();
+  return idOrNullRule(chain, 'parent_id');
+}
+
+function contactBodyRules(creating: boolean): ValidationChain[] {
+  const required = creating;
+  return [
+    stringRule(body('name'), 'Name', { required, min: 2, max: 255 }),
+    stringRule(body('service_no'), 'Service number', { required, min: 1, max: 50 }),
+    intRule(body('unit_id'), 'unit_id', { required }),
+    intRule(body('designation_id'), 'designation_id', { required }),
+    stringRule(body('phone'), 'Phone', { required, min: 1, max: 20 }),
+    emailRule(body('email'), { required }),
+    intRule(body('rank_id'), 'rank_id', { nullable: true }),
+    intRule(body('department_id'), 'department_id', { nullable: true }),
+    stringRule(body('mobile'), 'Mobile', { max: 20, nullable: true }),
+    stringRule(body('alternative_mobile'), 'Alternative mobile', { max: 20, nullable: true }),
+    parentRule(body, false),
+    intRule(body('role_id'), 'role_id'),
+    oneOfRule(body('status'), 'status', STATUSES),
+    stringRule(body('avatar'), 'Avatar', { max: 500, nullable: true })
+      .isURL({ require_protocol: true, protocols: ['http', 'https'] })
+      .withMessage('Avatar must be a valid http or https URL'),
+  ];
+}
+
+export const createRules = [
+  ...contactBodyRules(true),
+  passwordRule(body('password'), 'Password', { strength: true }),
+];
+export const updateRules = [...idRules, ...contactBodyRules(false)];
+
+const setRules = (location: typeof query) => [
+  stringRule(location('search'), 'search', { max: 100 }),
+  intRule(location('department_id'), 'department_id'),
+  oneOfRule(location('format'), 'format', FORMATS),
+  boolRule(location('include_inactive'), 'include_inactive'),
+  oneOfRule(location('role_filter'), 'role_filter', ROLE_FILTERS),
+];
+
+export const listRules = [
+  ...paginationRules(CONTACT_PAGE.maxLimit),
+  ...setRules(query),
+  parentRule(query, false),
+  intRule(query('unit_id'), 'unit_id'),
+  boolRule(query('tree'), 'tree'),
+];
+
+export const unitTreeRules = [idParamRule(param('unitId'), 'unitId'), ...setRules(query)];
+
+export const childrenRules = [...idRules, ...paginationRules(CHILDREN_PAGE.maxLimit), boolRule(query('include_inactive'), 'include_inactive')];
+
+export const searchRules = [
+  stringRule(query('q'), 'q', { required: true, min: 2, max: 100, requiredMessage: 'Search query is required' }),
+  intRule(query('unit_id'), 'unit_id'),
+  intRule(query('department_id'), 'department_id'),
+  intRule(query('limit'), 'limit', { min: 1, max: SEARCH_LIMIT.maxLimit }),
+];
+
+export const moveRules = [...idRules, parentRule(body, true)];
+
+export const bulkDeleteRules = [idListRule(body('contactIds'), 'contactIds')];
+export const bulkMoveRules = [idListRule(body('contactIds'), 'contactIds'), parentRule(body, true)];
+
+export const resetPasswordRules = [...idRules, passwordRule(body('newPassword'), 'New password', { required: true, strength: true })];

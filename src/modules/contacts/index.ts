@@ -1,0 +1,32 @@
+/**
+ * The contacts module owns the directory: the users table (a contact is a user), its tree
+ * order, its search and the directory lock. Other modules reach the user row only through
+ * what this file exports (docs/architecture.md):
+ *
+ * - the user read model: findUser, findUserBySignIn (UserRecord), sessionSource (access's SessionSource);
+ * - writes: insertContact, updateContact, setPassword, revokeTokensOfRole, markSignedIn; tree changes in a transaction
+ *   that holds the directory lock: changeDirectory(db, work, claim?);
+ * - the checks before a write: assertUnique (with the caller's words for a taken e-mail or
+ *   service number), assertChangeReferences;
+ * - the services and the router that app.ts wires.
+ */
+export { contactsRouter, type ContactServices } from './http/contacts.router';
+export { STATUSES } from './http/contacts.validators';
+export type { Contact, UserRecord } from './read/contact.record';
+export { ContactReads } from './read/contact-reads.service';
+export { FORMATS } from './read/formats';
+export { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from './read/list-input';
+export { ROLE_FILTERS } from './read/listing.queries';
+export { UnitTrees } from './read/unit-tree.service';
+export { contactQuery, findUser, findUserBySignIn, findUserRow, sessionSource, type UserRow } from './read/users.queries';
+export { ContactSearch } from './search/contact-search.service';
+export { contactGrams } from './search/grams';
+export { SearchIndex } from './search/search-index';
+export { computePreorder, writeLabels } from './tree/labels';
+export { markSearchChanged } from './tree/lock';
+export { sortNameOf } from './tree/order';
+export { ContactWrites } from './write/contact-writes.service';
+export { insertContact, updateContact, type ContactChanges, type ContactInsert } from './write/contact.writer';
+export { markSignedIn, revokeTokensOfRole, setPassword } from './write/account.writer';
+export { assertChangeReferences } from './write/references';
+export { assertUnique, changeDirectory, type UniqueClaim, type UniqueField } from './write/uniqueness';

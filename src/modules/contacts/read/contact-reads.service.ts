@@ -1,0 +1,96 @@
+import { TtlCache } from '../../../lib/cache';
+import type { Db } from '../../../lib/db';
+import { NotFoundError } from '../../../lib/errors';
+import { pageOf } from '../../../lib/http/validate';
+import { LIST_SEARCH_FIELDS } from '../search/candidates';
+import { subtreeRange } from '../tree/lineage';
+import { directoryVersion } from '../tree/lock';
+import type { Contact } from './contact.record';
+import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './directory.queries';
+import { nest, shape, type Format } from './formats';
+import { buildHierarchy } from './hierarchy';
+import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
+import { childrenPage, contactExists, countStatistics, listPage, searchSet, statisticsOf, type ContactStatistics } from './listing.queries';
+import { activeUnitMembers } from './unit-tree.queries';
+import { contactReader, contactsByIds } from './users.queries';
+
+/** Reads of the directory: one contact, listings, children, counters and the units' hierarchy. */
+export class ContactReads {
+  private readonly db: Db;
+  /**
+   * What is computed from the whole directory (counters over large sets), keyed by the
+   * directory's version, which every change of the tree or of a counted field bumps in its
+   * own transaction: a cached value is never older than the data it describes (the hour
+   * only bounds how long an unused entry stays).
+   */
+  private readonly cache = new TtlCache<unknown>(60 * 60 * 1000, 500);
+  private readonly contactById: (id: number) => Promise<Contact | null>;
+
+  constructor(deps: { db: Db }) {
+    this.db = deps.db;
+    this.contactById = contactReader(deps.db);
+  }
+
+  /** Read the version before computing, so a value is never cached under a newer version than its data. */
+  private async cached<V>(key: string, compute: () => Promise<V>): Promise<V> {
+    return this.cache.get(`${await directoryVersion(this.db)}|${key}`, compute) as Promise<V>;
+  }
+
+  async get(id: number): Promise<Contact> {
+    const contact = await this.contactById(id);
+    if (!contact) throw new NotFoundError('Contact not found');
+    return contact;
+  }
+
+  /** A page of the filtered set in pre-order, in the asked format, with counters over the whole set. */
+  async list(input: ListInput) {
+    const format: Format = input.format ?? (input.tree === false ? 'flat' : 'tree');
+    const { page, limit, offset } = pageOf(input, CONTACT_PAGE.defaultLimit);
+    const filters = filtersOf(input);
+    const range = input.parent_id ? await subtreeRange(this.db, input.parent_id) : undefined;
+
+    let statistics: ContactStatistics;
+    let contacts;
+    if (filters.search) {
+      const set = await searchSet(this.db, { ...filters, search: filters.search }, range, LIST_SEARCH_FIELDS);
+      statistics = statisticsOf(set);
+      contacts = await contactsByIds(this.db, set.slice(offset, offset + limit).map((r) => r.id));
+    } else {
+      statistics = await this.cached(`stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
+      contacts = await listPage(this.db, filters, range, { limit, offset });
+    }
+    const { search, unit_id, department_id, include_inactive, role_filter } = filtersEcho(filters);
+    return {
+      contacts: await shape(this.db, contacts, format),
+      statistics,
+      pagination: { page, limit, total: statistics.total_contacts, format },
+      filters: { search, parent_id: idEcho(input.parent_id), unit_id, department_id, tree: format === 'tree', include_inactive, role_filter },
+    };
+  }
+
+  /** The active contacts of a unit as a compact tree ({id, name, children}), for write responses. */
+  async unitTreeCompact(unitId: number) {
+    return nest(await activeUnitMembers(this.db, unitId));
+  }
+
+  async children(id: number, input: { page?: number; limit?: number; include_inactive?: boolean }) {
+    if (!(await contactExists(this.db, id))) throw new NotFoundError('Contact not found');
+    const { page, limit, offset } = pageOf(input, CHILDREN_PAGE.defaultLimit);
+    const { children, total } = await childrenPage(this.db, id, { includeInactive: input.include_inactive ?? false, limit, offset });
+    return { parent_id: id, children, total, pagination: { page, limit, total } };
+  }
+
+  /** The eight counters over the active directory. */
+  async statistics() {
+    const counters = await this.cached('stats|all', () => countStatistics(this.db, { role_filter: 'all', include_inactive: false }));
+    const { units, departments } = await unitAndDepartmentCounts(this.db);
+    return { ...counters, total_units: units, total_departments: departments };
+  }
+
+  /** Units as a tree, each with its departments and the number of active contacts in each. */
+  async organizationalHierarchy() {
+    const counts = await this.cached('hierarchy-counts', () => headCounts(this.db));
+    const { units, departments } = await unitsAndDepartments(this.db);
+    return { units: buildHierarchy(units, departments, counts) };
+  }
+}

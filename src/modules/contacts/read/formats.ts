@@ -1,0 +1,70 @@
+import type { Queryable } from '../../../lib/db';
+import { lineageOf, type AncestorRow } from '../tree/lineage';
+import type { Contact } from './contact.record';
+
+/**
+ * The three shapes of a list of contacts (spec 2.9), built from rows already in the
+ * directory's pre-order. One pass over a Map; no recursion, so depth is not limited by the
+ * call stack.
+ */
+
+export type Format = 'tree' | 'flat' | 'hierarchical';
+export const FORMATS: readonly Format[] = ['tree', 'flat', 'hierarchical'];
+
+interface TreeItem {
+  id: number;
+  parent_id: number | null;
+}
+
+export type Nested<T> = T & { children: Nested<T>[] };
+
+/**
+ * Nests items (in pre-order) under their parents. An item whose parent is not among them
+ * stays at the top level; its parent_id lets a client attach it.
+ */
+export function nest<T extends TreeItem>(items: readonly T[]): Nested<T>[] {
+  const byId = new Map<number, Nested<T>>();
+  const top: Nested<T>[] = [];
+  for (const item of items) {
+    // the items become the nodes (no copy: they are made for this response)
+    const node = Object.assign(item, { children: [] }) as Nested<T>;
+    byId.set(item.id, node);
+    const parent = item.parent_id === null ? undefined : byId.get(item.parent_id);
+    if (parent) parent.children.push(node);
+    else top.push(node);
+  }
+  return top;
+}
+
+/**
+ * For each item: `ancestors` (ids from the root down) and `path` (names from the root to the
+ * item, joined by " > "), from a map holding the items and all their ancestors.
+ */
+export function withPaths<T extends TreeItem & { name: string }>(
+  items: readonly T[],
+  lineage: ReadonlyMap<number, AncestorRow>,
+): Array<T & { path: string; ancestors: number[] }> {
+  return items.map((item) => {
+    const ancestors: number[] = [];
+    const names: string[] = [item.name];
+    const seen = new Set<number>([item.id]);
+    for (let at = item.parent_id; at !== null && !seen.has(at); ) {
+      const row = lineage.get(at);
+      if (!row) break;
+      seen.add(at);
+      ancestors.push(row.id);
+      names.push(row.name);
+      at = row.parent_id;
+    }
+    ancestors.reverse();
+    names.reverse();
+    return { ...item, path: names.join(' > '), ancestors };
+  });
+}
+
+/** Shapes contacts (in pre-order, with `level`) as the format asks; `lineage` saves the ancestors' query when the caller has them. */
+export async function shape(db: Queryable, contacts: Array<Contact & { level: number }>, format: Format, lineage?: Map<number, AncestorRow>) {
+  if (format === 'flat') return contacts;
+  if (format === 'hierarchical') return withPaths(contacts, lineage ?? (await lineageOf(db, contacts.map((c) => c.id))));
+  return nest(contacts);
+}

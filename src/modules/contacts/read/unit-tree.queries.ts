@@ -1,0 +1,47 @@
+import { dialectOf, type Db } from '../../../lib/db';
+import { nullableId } from '../../../lib/rows';
+import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from '../search/candidates';
+import type { AncestorRow } from '../tree/lineage';
+import { applyFilters, type ContactFilters } from './listing.queries';
+import { USER_CONTACT_COLUMNS } from './users.queries';
+
+/**
+ * `users as u` for reading a unit in tree order. On MySQL, when nothing but the unit (and
+ * activity) filters, through the (unit_id, is_active, tree_ord) index by force: for a unit of a
+ * tenth of the directory the optimizer would scan the whole table and sort, twice the database
+ * time. A search, a department or a role narrows the set by other indexes, which the optimizer
+ * is left to choose (docs/performance.md, Unit tree).
+ */
+function unitUsers(db: Db, filters: ContactFilters) {
+  const unitOnly = !filters.search && filters.department_id === undefined && filters.role_filter === 'all';
+  return dialectOf(db) === 'mysql' && unitOnly
+    ? db.from(db.raw('users as u force index (users_unit_id_is_active_tree_ord_index)'))
+    : db('users as u');
+}
+
+/** The unit's contacts that pass the filters, in pre-order: the users columns of a contact and `depth`. */
+export async function unitRows(db: Db, filters: ContactFilters & { unit_id: number }): Promise<Record<string, unknown>[]> {
+  const q = applyFilters(unitUsers(db, filters), filters).select([...USER_CONTACT_COLUMNS, 'u.depth']).orderBy('u.tree_ord');
+  if (filters.search) joinCandidates(q, db, filters.search);
+  const rows = (await q) as Record<string, unknown>[];
+  return filters.search ? rows.filter((r) => containsTerm(r, filters.search!, LIST_SEARCH_FIELDS)) : rows;
+}
+
+/** Every contact of a unit as a walk up the tree needs it: each ancestor of a contact is in its unit. */
+export async function unitLineage(db: Db, unitId: number): Promise<Map<number, AncestorRow>> {
+  const rows = await db('users').where({ unit_id: unitId }).select('id', 'parent_id', 'name');
+  return new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), parent_id: nullableId(r.parent_id), name: String(r.name) }]));
+}
+
+/** Names of some contacts of a unit (parents that the filters left out); the whole unit's when there are many. */
+export async function unitContactNames(db: Db, unitId: number, ids: readonly number[]): Promise<Map<number, string>> {
+  const q = db('users').where({ unit_id: unitId });
+  if (ids.length <= 500) q.whereIn('id', ids);
+  return new Map((await q.select('id', 'name')).map((r) => [Number(r.id), String(r.name)]));
+}
+
+/** The active contacts of a unit in pre-order, as a compact tree needs them. */
+export async function activeUnitMembers(db: Db, unitId: number): Promise<AncestorRow[]> {
+  const rows = await db('users').where({ unit_id: unitId, is_active: true }).orderBy('tree_ord').select('id', 'name', 'parent_id');
+  return rows.map((r) => ({ id: Number(r.id), name: String(r.name), parent_id: nullableId(r.parent_id) }));
+}

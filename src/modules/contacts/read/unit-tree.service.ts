@@ -1,0 +1,63 @@
+import type { Db } from '../../../lib/db';
+import { NotFoundError } from '../../../lib/errors';
+import { Gate } from '../../../lib/gate';
+import type { AncestorRow } from '../tree/lineage';
+import { toContact } from './contact.record';
+import { shape } from './formats';
+import { filtersOf, filtersEcho, type ListInput } from './list-input';
+import { statisticsOf } from './listing.queries';
+import { unitContactNames, unitLineage, unitRows } from './unit-tree.queries';
+import { loadNameMaps } from './users.queries';
+
+/**
+ * The whole tree of a unit, unpaged, filtered, in the asked format (GET /api/contacts/unit/:unitId).
+ * Built three at a time: each build holds every contact of the unit in memory (some 30 MB for
+ * 10,000), and more at once would need more memory for no more speed (docs/performance.md).
+ */
+export class UnitTrees {
+  private readonly db: Db;
+  private readonly gate = new Gate(3);
+
+  constructor(deps: { db: Db }) {
+    this.db = deps.db;
+  }
+
+  unitTree(unitId: number, input: ListInput) {
+    return this.gate.run(() => this.build(unitId, input));
+  }
+
+  private async build(unitId: number, input: ListInput) {
+    const names = await loadNameMaps(this.db, unitId);
+    if (!names.units.has(unitId)) throw new NotFoundError('Unit not found');
+    const format = input.format ?? 'tree';
+    const filters = { ...filtersOf(input), unit_id: unitId };
+    const rows = await unitRows(this.db, filters);
+    // for `hierarchical`, one read of the unit gives every path and every parent's name
+    const lineage = format === 'hierarchical' ? await unitLineage(this.db, unitId) : undefined;
+    const parentNames = await this.parentNames(unitId, rows, lineage);
+    const lookup = { names, parentNames };
+    const contacts = rows.map((row) => Object.assign(toContact(row, lookup), { level: Number(row.depth) }));
+    const { search, department_id, include_inactive, role_filter } = filtersEcho(filters);
+    return {
+      unit_id: unitId,
+      contacts: await shape(this.db, contacts, format, lineage),
+      statistics: statisticsOf(contacts),
+      filters: { search, department_id, format, include_inactive, role_filter },
+    };
+  }
+
+  /** The names of the rows' parents: among the rows, in the lineage, or read for those the filters left out. */
+  private async parentNames(unitId: number, rows: Record<string, unknown>[], lineage?: Map<number, AncestorRow>) {
+    const names = new Map(rows.map((r) => [Number(r.id), String(r.name)]));
+    const missing = [...new Set(rows.map((r) => r.parent_id).filter((p) => p !== null && !names.has(Number(p))))].map(Number);
+    if (lineage) {
+      for (const p of missing) {
+        const parent = lineage.get(p);
+        if (parent) names.set(parent.id, parent.name);
+      }
+    } else if (missing.length > 0) {
+      for (const [id, name] of await unitContactNames(this.db, unitId, missing)) names.set(id, name);
+    }
+    return names;
+  }
+}

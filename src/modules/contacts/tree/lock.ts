@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import { inTransaction, type Db, type Queryable } from '../../../lib/db';
+
+/**
+ * The directory lock and versions: one row, `directory_state`. Every tree change increments
+ * its `version` first thing in its transaction, which both serializes tree changes (the row is
+ * locked until the commit) and tells caches that the directory changed. `search_version`
+ * changes only with what a search shows (docs/architecture.md, Contacts).
+ */
+
+/**
+ * Locks the directory for a tree change and marks it changed. Call it first in the
+ * transaction, before any read: a check made before the lock is not serialized with the other
+ * changes (inTransaction reads committed data on MySQL, so every statement after the lock sees
+ * all that committed before it).
+ */
+export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
+  await trx('directory_state').where({ id: 1 }).increment('version', 1);
+}
+
+/** Runs `work` in one transaction that holds the directory lock from its first statement. */
+export function lockedChange<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return inTransaction(db, async (trx) => {
+    await lockDirectory(trx);
+    return work(trx);
+  });
+}
+
+/**
+ * Marks a change of what the contact search sees (a contact added, changed or deactivated):
+ * the search index is keyed by `search_version`, which a move leaves alone. In a transaction
+ * that holds the directory lock.
+ */
+export async function markSearchChanged(trx: Knex.Transaction): Promise<void> {
+  await trx('directory_state').where({ id: 1 }).increment('search_version', 1);
+}
+
+/** The directory's version: what values computed from the whole directory are keyed by. */
+export async function directoryVersion(db: Queryable): Promise<number> {
+  const row = await db('directory_state').where({ id: 1 }).first('version');
+  return Number(row.version);
+}
+
+/** The directory's search version (markSearchChanged): what a search snapshot is keyed by. */
+export async function searchVersion(db: Queryable): Promise<number> {
+  const state = await db('directory_state').where({ id: 1 }).first('search_version');
+  return Number(state.search_version);
+}

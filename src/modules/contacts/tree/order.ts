@@ -1,0 +1,246 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../../../lib/db';
+import { compareCodePoints } from '../../../lib/text';
+import { chunks } from '../../../lib/chunks';
+import { ORD_LIMIT, ORD_STEP, writeLabels } from './labels';
+
+/**
+ * The directory's pre-order, kept as an order key on each contact.
+ *
+ * `users.tree_ord` is an integer label: ORDER BY tree_ord is the depth-first order of the
+ * whole directory, roots and siblings by (sort_name, id). `users.depth` is the level. A
+ * subtree is one contiguous run of labels: the contact itself, then every row up to the next
+ * row whose depth is not greater. So a page of any listing is an indexed range read, and the
+ * storage is two numbers a row, whatever the depth.
+ *
+ * Labels are spaced (ORD_STEP apart when appended) so that a new or moved row usually fits
+ * between its neighbours; when a gap is used up, a window of neighbours around it is spread
+ * out again (list labelling: the window doubles until it is sparse enough), so a change costs
+ * the rows it moves plus, now and then, a bounded relabel.
+ *
+ * Every method runs inside the caller's transaction, after `lockDirectory` (lock.ts): tree changes are
+ * serialized, so the reads here see a tree that nobody else is changing.
+ */
+
+/** A relabelled window leaves at least this much room between rows. */
+const WINDOW_SPACING = 2 ** 10;
+
+interface OrderedRow {
+  id: number;
+  depth: number;
+}
+
+interface SubtreeToPlace {
+  id: number;
+  sortName: string;
+  /** the subtree's rows in pre-order, the root first, with their current depth */
+  rows: OrderedRow[];
+}
+
+/** The sibling-order key of a name: lower case, cut to 255 code points (lower-casing can lengthen a name). */
+export function sortNameOf(name: string): string {
+  return Array.from(name.toLowerCase()).slice(0, 255).join('');
+}
+
+/** Label of the first row after the subtree that starts at (ord, depth); ORD_LIMIT if none. */
+export async function subtreeEnd(db: Queryable, ord: number, depth: number): Promise<number> {
+  const next = await db('users')
+    .where('tree_ord', '>', ord)
+    .andWhere('depth', '<=', depth)
+    .orderBy('tree_ord')
+    .first('tree_ord');
+  return next ? Number(next.tree_ord) : ORD_LIMIT;
+}
+
+export class TreeOrder {
+  constructor(private readonly trx: Knex.Transaction) {}
+
+  /** The labels [start, end) of the subtree of `id`, or null for an unknown or unplaced contact. */
+  async rangeOf(id: number): Promise<{ start: number; end: number } | null> {
+    const root = await this.trx('users').where({ id }).first('tree_ord', 'depth');
+    if (!root || Number(root.tree_ord) <= 0) return null;
+    const start = Number(root.tree_ord);
+    return { start, end: await subtreeEnd(this.trx, start, Number(root.depth)) };
+  }
+
+  /** The rows of the subtree of `id` in pre-order (the contact first). */
+  async subtreeRows(id: number): Promise<Array<OrderedRow & { tree_ord: number }>> {
+    const root = await this.trx('users').where({ id }).first('tree_ord', 'depth');
+    if (!root) return [];
+    const start = Number(root.tree_ord);
+    if (start <= 0) return [{ id, depth: Number(root.depth), tree_ord: start }];
+    const end = await subtreeEnd(this.trx, start, Number(root.depth));
+    const rows = await this.trx('users')
+      .where('tree_ord', '>=', start)
+      .andWhere('tree_ord', '<', end)
+      .orderBy('tree_ord')
+      .select('id', 'depth', 'tree_ord');
+    return rows.map((r) => ({ id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }));
+  }
+
+  /** Of the given contacts, those that lie inside the subtree of another one of them. */
+  async nestedAmong(ids: number[]): Promise<Set<number>> {
+    const ranges: Array<{ id: number; start: number; end: number }> = [];
+    for (const id of ids) {
+      const range = await this.rangeOf(id);
+      if (range) ranges.push({ id, ...range });
+    }
+    ranges.sort((a, b) => a.start - b.start);
+    const nested = new Set<number>();
+    let outerEnd = -Infinity;
+    for (const r of ranges) {
+      if (r.start < outerEnd) nested.add(r.id);
+      else outerEnd = r.end;
+    }
+    return nested;
+  }
+
+  /**
+   * Puts each subtree (given by its root) under `parentId` (null: at the top level), in its
+   * place among the new siblings, and sets the roots' parent_id and every moved row's depth.
+   * A root that lies inside another root's subtree moves after it, in a later round (it ends up
+   * under `parentId` too). Rows inserted by the caller and not yet placed carry a label <= 0
+   * and are placed as single rows.
+   */
+  async moveSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
+    let pending = rootIds;
+    while (pending.length > 0) {
+      // one root cannot lie inside another
+      const nested = pending.length > 1 ? await this.nestedAmong(pending) : new Set<number>();
+      await this.placeSubtrees(pending.filter((id) => !nested.has(id)), parentId);
+      pending = pending.filter((id) => nested.has(id));
+    }
+  }
+
+  /** moveSubtrees for roots none of which lies inside another's subtree. */
+  private async placeSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
+    if (rootIds.length === 0) return;
+    const parent = parentId === null ? null : await this.trx('users').where({ id: parentId }).first('tree_ord', 'depth');
+    if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
+    const baseDepth = parent ? Number(parent.depth) + 1 : 0;
+
+    // 1. Take every moving subtree out of the order: negated labels stay distinct and are < 0.
+    const subtrees: SubtreeToPlace[] = [];
+    for (const id of rootIds) {
+      const rows = await this.subtreeRows(id);
+      if (rows.length === 0) throw new Error(`tree-order: contact ${id} does not exist`);
+      subtrees.push({ id, sortName: '', rows });
+      if (rows[0].tree_ord > 0) {
+        const end = rows[rows.length - 1].tree_ord;
+        await this.trx('users')
+          .where('tree_ord', '>=', rows[0].tree_ord)
+          .andWhere('tree_ord', '<=', end)
+          .update({ tree_ord: this.trx.raw('0 - tree_ord') });
+      }
+    }
+    for (const chunk of chunks(rootIds)) {
+      await this.trx('users').whereIn('id', chunk).update({ parent_id: parentId });
+    }
+    const names = new Map<number, string>();
+    for (const chunk of chunks(rootIds)) {
+      for (const r of await this.trx('users').whereIn('id', chunk).select('id', 'sort_name')) {
+        names.set(Number(r.id), String(r.sort_name)); // MySQL gives the binary column as a Buffer
+      }
+    }
+    for (const s of subtrees) s.sortName = names.get(s.id)!;
+    subtrees.sort((a, b) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id);
+
+    // 2. Group them by the gap they go into: the same next sibling (or none: the end).
+    const groups: Array<{ nextId: number | null; subtrees: SubtreeToPlace[] }> = [];
+    for (const s of subtrees) {
+      const next = await this.nextSibling(parentId, s.sortName, s.id);
+      const last = groups[groups.length - 1];
+      if (last && last.nextId === next) last.subtrees.push(s);
+      else groups.push({ nextId: next, subtrees: [s] });
+    }
+
+    // 3. Fill each gap, making room where it is too narrow.
+    for (const group of groups) {
+      const rows: OrderedRow[] = [];
+      for (const s of group.subtrees) {
+        const shift = baseDepth - s.rows[0].depth;
+        for (const r of s.rows) rows.push({ id: r.id, depth: r.depth + shift });
+      }
+      let after: number;
+      if (group.nextId !== null) {
+        after = Number((await this.trx('users').where({ id: group.nextId }).first('tree_ord')).tree_ord);
+      } else if (parent) {
+        const fresh = await this.trx('users').where({ id: parentId! }).first('tree_ord');
+        after = await subtreeEnd(this.trx, Number(fresh.tree_ord), Number(parent.depth));
+      } else {
+        after = ORD_LIMIT;
+      }
+      const before = await this.lastLabelBefore(after);
+      await this.fill(before, after, rows);
+    }
+  }
+
+  /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows. */
+  private async nextSibling(parentId: number | null, sortName: string, id: number): Promise<number | null> {
+    const query = this.trx('users')
+      .where('tree_ord', '>', 0)
+      .andWhere('sort_name', '>=', sortName)
+      .andWhere((q) => q.where('sort_name', '>', sortName).orWhere('id', '>', id))
+      .orderBy([{ column: 'sort_name' }, { column: 'id' }])
+      .first('id');
+    if (parentId === null) query.whereNull('parent_id');
+    else query.where('parent_id', parentId);
+    const row = await query;
+    return row ? Number(row.id) : null;
+  }
+
+  private async lastLabelBefore(label: number): Promise<number> {
+    const row = await this.trx('users')
+      .where('tree_ord', '>', 0)
+      .andWhere('tree_ord', '<', label)
+      .orderBy('tree_ord', 'desc')
+      .first('tree_ord');
+    return row ? Number(row.tree_ord) : 0;
+  }
+
+  /** Gives `rows`, in order, labels strictly between `before` and `after`. */
+  private async fill(before: number, after: number, rows: OrderedRow[]): Promise<void> {
+    let spacing = Math.min(ORD_STEP, Math.floor((after - before) / (rows.length + 1)));
+    if (spacing < 1) {
+      ({ before, spacing } = await this.makeRoom(before, after, rows.length));
+    }
+    await writeLabels(this.trx, rows.map((r, i) => ({ id: r.id, tree_ord: before + spacing * (i + 1), depth: r.depth })));
+  }
+
+  /**
+   * Spreads out the rows around the gap (before, after) so that `count` more fit in it.
+   * The window grows by doubling on both sides until its labels leave WINDOW_SPACING per row
+   * (or it spans the whole order). Returns the label after which the new rows go and their spacing.
+   */
+  private async makeRoom(before: number, after: number, count: number): Promise<{ before: number; spacing: number }> {
+    for (let width = 8; ; width *= 2) {
+      const left = await this.trx('users')
+        .where('tree_ord', '>', 0)
+        .andWhere('tree_ord', '<=', before)
+        .orderBy('tree_ord', 'desc')
+        .limit(width + 1)
+        .select('id', 'tree_ord');
+      const right = await this.trx('users')
+        .where('tree_ord', '>=', after)
+        .orderBy('tree_ord')
+        .limit(width + 1)
+        .select('id', 'tree_ord');
+      const low = left.length > width ? Number(left.pop()!.tree_ord) : 0;
+      const high = right.length > width ? Number(right.pop()!.tree_ord) : ORD_LIMIT;
+      const slots = left.length + count + right.length + 1;
+      const spacing = Math.floor((high - low) / slots);
+      const whole = low === 0 && high === ORD_LIMIT;
+      if (spacing >= WINDOW_SPACING || (whole && spacing >= 1)) {
+        left.reverse();
+        const labels: Array<{ id: number; tree_ord: number }> = [];
+        left.forEach((r, i) => labels.push({ id: Number(r.id), tree_ord: low + spacing * (i + 1) }));
+        right.forEach((r, i) =>
+          labels.push({ id: Number(r.id), tree_ord: low + spacing * (left.length + count + i + 1) }),
+        );
+        await writeLabels(this.trx, labels);
+        return { before: low + spacing * left.length, spacing };
+      }
+      if (whole) throw new Error('tree-order: the order key space is exhausted');
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../../../lib/db';
+import type { ClientInfo } from '../../../lib/http/auth-context';
+import { recordPasswordChange, type PasswordChangeType } from '../../security';
+
+/**
+ * The one write of a password: the new hash, `token_version + 1` (every earlier token of the
+ * user stops working), and the password change record, in the caller's transaction.
+ * Returns the user's new token version.
+ */
+export async function setPassword(
+  trx: Knex.Transaction,
+  change: { userId: number; hash: string; changedBy: number; organizationId: number; changeType: PasswordChangeType; client: ClientInfo },
+): Promise<number> {
+  await trx('users')
+    .where({ id: change.userId })
+    .update({ password_hash: change.hash, token_version: trx.raw('token_version + 1'), updated_at: new Date() });
+  await recordPasswordChange(trx, {
+    userId: change.userId,
+    changedBy: change.changedBy,
+    organizationId: change.organizationId,
+    changeType: change.changeType,
+    client: change.client,
+  });
+  const { token_version } = await trx('users').where({ id: change.userId }).first('token_version');
+  return Number(token_version);
+}
+
+/** Revokes every token of the users holding a role (its permissions changed). */
+export async function revokeTokensOfRole(trx: Knex.Transaction, roleId: number): Promise<void> {
+  await trx('users').where({ role_id: roleId }).increment('token_version', 1);
+}
+
+/** A sign-in: the user is online, seen now. */
+export async function markSignedIn(db: Queryable, userId: number, at: Date): Promise<void> {
+  await db('users').where({ id: userId }).update({ status: 'online', last_seen: at });
+}

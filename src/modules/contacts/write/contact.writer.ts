@@ -1,0 +1,153 @@
+import type { Knex } from 'knex';
+import { chunks } from '../../../lib/chunks';
+import { BadRequestError } from '../../../lib/errors';
+import type { UserRow } from '../read/users.queries';
+import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from '../search/grams';
+import { lineageOf } from '../tree/lineage';
+import { markSearchChanged } from '../tree/lock';
+import { sortNameOf, TreeOrder } from '../tree/order';
+
+/**
+ * Every write to a contact row that can touch the tree goes through here, inside a
+ * transaction that holds the directory lock (changeDirectory): the checks below read a tree that
+ * nobody else is changing, so what they allow stays true until the commit.
+ */
+
+export interface ContactInsert {
+  name: string;
+  email: string;
+  service_no: string;
+  password_hash?: string | null;
+  phone?: string | null;
+  mobile?: string | null;
+  alternative_mobile?: string | null;
+  rank_id?: number | null;
+  unit_id: number;
+  department_id?: number | null;
+  designation_id: number;
+  parent_id?: number | null;
+  role_id?: number;
+  organization_id?: number;
+  branch?: string | null;
+  sub_branch?: string | null;
+  avatar?: string | null;
+  status?: string;
+}
+
+export type ContactChanges = Partial<Omit<ContactInsert, 'password_hash'>>;
+
+/**
+ * The parent rules for contacts about to be placed under `parentId` (an id of null: a contact
+ * not yet inserted): the parent exists, is active, is in each one's unit, and is none of them
+ * nor one of their descendants.
+ */
+export async function assertParentAllowed(
+  trx: Knex.Transaction,
+  contacts: ReadonlyArray<{ id: number | null; unit_id: number }>,
+  parentId: number,
+): Promise<void> {
+  const parent = await trx('users').where({ id: parentId }).first('id', 'unit_id', 'is_active');
+  if (!parent || !Number(parent.is_active)) throw BadRequestError.field('parent_id', 'Parent contact not found');
+  if (contacts.some((c) => c.unit_id !== Number(parent.unit_id))) throw BadRequestError.field('parent_id', 'Parent must belong to the same unit');
+  // a contact may not go under itself or its own subtree: the parent's lineage (the parent and
+  // every contact above it, one query whatever the number of contacts) holds none of them
+  const lineage = await lineageOf(trx, [parentId]);
+  if (contacts.some((c) => c.id !== null && lineage.has(c.id))) {
+    throw BadRequestError.field('parent_id', 'Cannot move a contact under itself or one of its descendants');
+  }
+}
+
+/** Inserts a contact and puts it in its place in the tree. Returns the new id. */
+export async function insertContact(trx: Knex.Transaction, fields: ContactInsert): Promise<number> {
+  const parentId = fields.parent_id ?? null;
+  if (parentId !== null) await assertParentAllowed(trx, [{ id: null, unit_id: fields.unit_id }], parentId);
+  const now = new Date();
+  const [id] = await trx('users').insert({
+    ...fields,
+    parent_id: parentId,
+    sort_name: sortNameOf(fields.name),
+    tree_ord: 0,
+    depth: 0,
+    is_active: true,
+    created_at: now,
+    updated_at: now,
+  });
+  await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
+  await writeContactGrams(trx, Number(id), {}, fields);
+  await markSearchChanged(trx);
+  return Number(id);
+}
+
+/**
+ * Applies `changes` to the contact `current`, keeping the tree's rules: a unit change is
+ * refused while the contact has active children or would stay under a parent in the old
+ * unit; a new parent is checked; a new parent or name moves the contact's subtree to its
+ * new place in the order.
+ */
+export async function updateContact(trx: Knex.Transaction, current: UserRow, changes: ContactChanges): Promise<void> {
+  const unitId = changes.unit_id ?? current.unit_id;
+  const unitChanged = unitId !== current.unit_id;
+  const parentGiven = changes.parent_id !== undefined;
+  const parentId = parentGiven ? (changes.parent_id ?? null) : current.parent_id;
+
+  if (unitChanged) {
+    const activeChild = await trx('users').where({ parent_id: current.id, is_active: true }).first('id');
+    if (activeChild) throw BadRequestError.field('unit_id', 'Cannot change the unit of a contact that has active children');
+    if (parentId !== null && !parentGiven) {
+      throw BadRequestError.field('unit_id', 'Cannot change the unit of a contact whose parent is in the old unit; give a parent_id in the new unit, or null');
+    }
+  }
+  if (parentId !== null && (parentId !== current.parent_id || unitChanged)) {
+    await assertParentAllowed(trx, [{ id: current.id, unit_id: unitId }], parentId);
+  }
+
+  const searchable = SEARCH_FIELDS.some((f) => changes[f] !== undefined);
+  const before: SearchableFields = { name: current.name, email: current.email, service_no: current.service_no, phone: current.phone, mobile: current.mobile };
+  const row: Record<string, unknown> = { ...changes, updated_at: new Date() };
+  // no token outlives the rights it was issued for
+  if (changes.role_id !== undefined && changes.role_id !== current.role_id) row.token_version = trx.raw('token_version + 1');
+  const renamed = changes.name !== undefined && sortNameOf(changes.name) !== sortNameOf(current.name);
+  if (changes.name !== undefined) row.sort_name = sortNameOf(changes.name);
+  if (parentGiven) row.parent_id = parentId;
+  await trx('users').where({ id: current.id }).update(row);
+
+  if (searchable) await writeContactGrams(trx, current.id, before, { ...before, ...changes });
+  // what a search shows of a contact is all but its place in the tree
+  if (Object.entries(changes).some(([key, value]) => key !== 'parent_id' && value !== undefined)) await markSearchChanged(trx);
+
+  const tree = new TreeOrder(trx);
+  if (unitChanged) {
+    // inactive children stay in the old unit: they become roots there
+    const left = await trx('users').where({ parent_id: current.id }).pluck('id');
+    await tree.moveSubtrees(left.map(Number), null);
+  }
+  if (renamed || parentId !== current.parent_id) await tree.moveSubtrees([current.id], parentId);
+}
+
+/**
+ * Soft-deletes contacts: inactive, offline, their tokens revoked; their children that are not
+ * deleted in the same call become roots. Returns the ids it changed (active ones only).
+ */
+export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): Promise<number[]> {
+  const active: number[] = [];
+  for (const chunk of chunks(ids)) {
+    const found = await trx('users').whereIn('id', chunk).where({ is_active: true }).pluck('id');
+    active.push(...found.map(Number));
+  }
+  if (active.length === 0) return [];
+  await markSearchChanged(trx);
+  const removed = new Set(active);
+  const orphans: number[] = [];
+  for (const chunk of chunks(active)) {
+    await trx('users').whereIn('id', chunk).update({
+      is_active: false,
+      status: 'offline',
+      token_version: trx.raw('token_version + 1'),
+      updated_at: new Date(),
+    });
+    const children = await trx('users').whereIn('parent_id', chunk).pluck('id');
+    orphans.push(...children.map(Number).filter((id) => !removed.has(id)));
+  }
+  await new TreeOrder(trx).moveSubtrees(orphans, null);
+  return ids.filter((id) => removed.has(id));
+}

@@ -1,0 +1,10 @@
+/**
+ * Reference data: units, departments, designations, ranks, organizations and roles, the lists
+ * a frontend fills its forms from (docs/api.md, Reference data). Uses access for permissions
+ * and grants, and contacts to revoke the tokens of a role's holders.
+ */
+export { DEFAULT_ORGANIZATION_ID, REFERENCE_RESOURCES, organizations, type ResourceSpec } from './reference.resources';
+export { referenceRouter, type ReferenceServices } from './reference.router';
+export { REFERENCE_PAGE, ReferenceService } from './reference.service';
+export { organizationExists, resolveReferenceNames, type ReferenceIdsByName, type ReferenceNames } from './names';
+export { RolesService } from './roles.service';
