@@ -104,7 +104,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', limiters.api);
   app.use('/api', openApiRouter());
   app.use(express.json({ limit: config.bodyLimit }));
-  // every JSON body of this API is an object: an array is the wrong shape (DECISIONS 1)
+  // every JSON body of this API is an object: an array is the wrong shape (docs/api.md, The whole API)
   app.use((req, _res, next) => {
     if (Array.isArray(req.body)) throw ValidationError.field('body', 'Body must be a JSON object');
     next();

@@ -1,7 +1,7 @@
 import type { TokenSubject } from '../access';
 import type { UserRecord } from '../contacts';
 
-/** The user shapes of the account endpoints (docs/api.md, Auth), all from the one user record. */
+/** The user shapes of the account endpoints (docs/api.md, Sign-in, tokens and profile), all from the one user record. */
 
 /** The sign-in user. */
 export function signInUser(user: UserRecord) {

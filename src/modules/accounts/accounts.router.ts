@@ -14,7 +14,7 @@ export interface AccountServices {
   profile: ProfileService;
 }
 
-/** /api/auth: the account flows (docs/api.md, Auth). */
+/** /api/auth: the account flows (docs/api.md, Sign-in, tokens and profile). */
 export function accountsRouter(services: AccountServices, deps: { authenticate: RequestHandler; loginLimiter: RequestHandler }) {
   const { account: service, register, profile } = services;
   const router = Router();
@@ -51,7 +51,7 @@ export function accountsRouter(services: AccountServices, deps: { authenticate: 
     sendSuccess(res, 200, 'Password changed successfully', tokens);
   });
 
-  // Tokens are stateless: signing out is the client discarding them (docs/api.md, Auth).
+  // Tokens are stateless: signing out is the client discarding them (docs/api.md, Sign-in, tokens and profile).
   router.post('/logout', authenticate, (_req, res) => {
     sendSuccess(res, 200, 'Logout successful');
   });

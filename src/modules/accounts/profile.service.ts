@@ -24,7 +24,7 @@ const TAKEN: Record<UniqueField, string> = {
   service_no: 'Service number is already in use by another user',
 };
 
-/** The signed-in user's own profile (docs/api.md, Auth). */
+/** The signed-in user's own profile (docs/api.md, Sign-in, tokens and profile). */
 export class ProfileService {
   private readonly db: Db;
 

@@ -31,7 +31,7 @@ const TAKEN: Record<UniqueField, string> = {
   service_no: 'User with this service number already exists',
 };
 
-/** Registration by an administrator (docs/api.md, Register). */
+/** Registration by an administrator (docs/api.md, Sign-in, tokens and profile). */
 export class RegisterService {
   private readonly db: Db;
   private readonly passwords: PasswordHasher;

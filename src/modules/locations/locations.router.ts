@@ -43,7 +43,7 @@ function levelRouter(service: LocationsService, level: LevelDef, canWrite: Reque
   return router;
 }
 
-/** /api/locations (spec 4.3, DECISIONS section 7): every signed-in user reads, `locations.write` changes. */
+/** /api/locations (docs/api.md, Locations): every signed-in user reads, `locations.write` changes. */
 export function locationsRouter(service: LocationsService, requireAuth: RequestHandler): Router {
   const canWrite = requirePermission('locations.write');
   const router = Router();

@@ -19,7 +19,7 @@ export interface ReferenceIdsByName {
 }
 
 /**
- * Maps names to ids case-insensitively (docs/api.md, Register): a unit by name or code, a
+ * Maps names to ids case-insensitively (docs/api.md, Sign-in, tokens and profile): a unit by name or code, a
  * department by name within that unit, the others by name. Every unknown name is a
  * validation failure on its field, all listed at once.
  */

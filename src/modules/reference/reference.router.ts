@@ -18,7 +18,7 @@ const listRules = (spec: ResourceSpec) => [
 ];
 
 /**
- * The lists a frontend fills its forms from (DECISIONS section 8): every signed-in user reads;
+ * The lists a frontend fills its forms from (docs/api.md, Reference data and roles): every signed-in user reads;
  * `writePermission` creates, updates and deletes. `scope` narrows what a caller may read.
  */
 function resourceRouter(

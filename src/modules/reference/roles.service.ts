@@ -6,7 +6,7 @@ import { toIsoRequired } from '../../lib/time';
 import { assertRoleWithinReach, permissionList, writeGrants } from '../access';
 import { revokeTokensOfRole } from '../contacts';
 
-/** Roles 1-3 carry fixed meaning (the spec's Super_admin, Admin, User): they are not changed through the API. */
+/** Roles 1-3 carry fixed meaning (Super_admin, Admin, User): they are not changed through the API. */
 const BUILT_IN_ROLE_IDS = [1, 2, 3];
 
 export interface RoleInput {

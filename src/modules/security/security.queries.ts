@@ -105,7 +105,7 @@ export function passwordChangePage(db: Queryable, filtered: Knex.QueryBuilder, p
   return newestPage(db, filtered, 'password_change_logs', 'p', 'changed_at', columns, page);
 }
 
-/** A failed sign-in record as listed (spec 2.7: the user agent is stored, not listed). */
+/** A failed sign-in record as listed (the user agent is stored, not listed). */
 export function failedLoginRecord(row: Row) {
   return {
     id: Number(row.id),
@@ -118,7 +118,7 @@ export function failedLoginRecord(row: Row) {
   };
 }
 
-/** A password change record as listed (spec 2.8, with changed_by). */
+/** A password change record as listed (with changed_by). */
 export function passwordChangeRecord(row: Row) {
   return {
     id: Number(row.id),

@@ -2,7 +2,7 @@ import type { Queryable } from '../../lib/db';
 import type { ClientInfo } from '../../lib/http/auth-context';
 import { canonicalLoginId } from './security.scope';
 
-/** The reasons sign-in records (spec 2.7). */
+/** The reasons sign-in records (docs/api.md, Security records). */
 export const FAILED_LOGIN_REASON = {
   userNotFound: 'User not found',
   deactivated: 'Account is deactivated',

@@ -17,7 +17,7 @@ function scopedInput<T>(req: Request) {
   return { scope: scopeOf(authOf(req), organizationId), input };
 }
 
-/** /api/security (spec 4.4, DECISIONS section 6): any signed-in user, each within the own scope. */
+/** /api/security (docs/api.md, Security records): any signed-in user, each within the own scope. */
 export function securityRouter(service: SecurityService, requireAuth: RequestHandler): Router {
   const router = Router();
   router.use(requireAuth);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AuthContext } from '../../lib/http/auth-context';
 
 /**
- * What of the security records a caller may see (DECISIONS section 6). Every query of this
+ * What of the security records a caller may see (docs/api.md, Who sees what). Every query of this
  * module starts from a scope, so no parameter can widen it: the only caller-given narrowing,
  * `organization_id`, is taken from callers who may read every organization, and no one else.
  */

@@ -52,7 +52,7 @@ function summaryShape(total: number, last24h: number, byReason: Counts, loginIds
 }
 
 /**
- * The security-record lists (DECISIONS section 6). Each list and its summary are computed
+ * The security-record lists (docs/api.md, Who sees what). Each list and its summary are computed
  * from one filtered query within the caller's scope: a page of rows plus a few GROUP BY
  * aggregates, never a query per row. The caller's scope comes from scopeOf.
  */

@@ -1,7 +1,7 @@
 import { STATUSES } from '../../modules/contacts';
 import { arrayOf, int, nullable, obj, ref, str, timestamp, type Schema } from '../builders';
 
-/** The records of the contacts API (spec 2.4, 2.6, 2.9). */
+/** The records of the contacts API (docs/api.md, Contacts). */
 const contactFields: Record<string, Schema> = {
   id: int(),
   name: str(),

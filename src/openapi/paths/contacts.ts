@@ -1,68 +1,10 @@
-import { CHILDREN_PAGE, CONTACT_PAGE, FORMATS, ROLE_FILTERS, SEARCH_LIMIT, STATUSES } from '../../modules/contacts';
+import { CONTACT_PAGE, FORMATS, ROLE_FILTERS, SEARCH_LIMIT } from '../../modules/contacts';
+import { ADMINS, ANY_USER, arrayOf, body, E403, E404, int, nullable, obj, operation, paging, pathId, query, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
+import { contactItemPaths } from './contact-item';
+import { contactAndTree, contactBody, contactIds, notFound, parentId, READ, setParams, tags } from './contacts.parts';
 import { contactSchemas } from './contacts.schemas';
-import {
-  ADMINS,
-  ANY_USER,
-  arrayOf,
-  body,
-  E403,
-  E404,
-  int,
-  nullable,
-  obj,
-  operation,
-  paging,
-  pathId,
-  query,
-  queryBool,
-  ref,
-  str,
-  SUPER_ADMIN,
-  success,
-  type Param,
-} from '../builders';
 
 export { contactSchemas };
-
-const tags = ['Contacts'];
-/** every contacts route checks it (a custom role may lack it: 403); writes check theirs too */
-const READ = 'contacts.read';
-
-const setParams: Param[] = [
-  query('search', str({ maxLength: 100 }), 'case-insensitive substring of name, e-mail, service number or phone'),
-  query('department_id', int({ minimum: 1 })),
-  query('format', str({ enum: [...FORMATS], default: 'tree' })),
-  queryBool('include_inactive', 'include deactivated contacts'),
-  query('role_filter', str({ enum: [...ROLE_FILTERS], default: 'all' })),
-];
-
-const contactBody = (creating: boolean) =>
-  body(
-    {
-      name: str({ minLength: 2, maxLength: 255 }),
-      service_no: str({ minLength: 1, maxLength: 50 }),
-      unit_id: int({ minimum: 1 }),
-      designation_id: int({ minimum: 1 }),
-      phone: str({ minLength: 1, maxLength: 20 }),
-      email: str({ format: 'email', maxLength: 255 }),
-      rank_id: nullable(int({ minimum: 1 })),
-      department_id: nullable(int({ minimum: 1 })),
-      mobile: nullable(str({ maxLength: 20 })),
-      alternative_mobile: nullable(str({ maxLength: 20 })),
-      parent_id: nullable(int({ minimum: 1 })),
-      role_id: int({ minimum: 1, default: 3 }),
-      status: str({ enum: [...STATUSES], default: 'offline' }),
-      avatar: nullable(str({ maxLength: 500, format: 'uri' })),
-      ...(creating ? { password: str({ minLength: 6, description: 'optional initial password (the password rule; at most 72 bytes)' }) } : {}),
-    },
-    creating ? ['name', 'service_no', 'unit_id', 'designation_id', 'phone', 'email'] : [],
-  );
-
-const contactIds = arrayOf(int({ minimum: 1 }), { minItems: 1, maxItems: 1000, uniqueItems: true });
-const parentId = nullable(int({ minimum: 1 }));
-const contactAndTree = obj({ contact: ref('Contact'), tree: arrayOf(ref('UnitTreeNode')) });
-const notFound = E404('Contact not found');
-const idParam = pathId();
 
 export const contactPaths = {
   '/api/contacts': {
@@ -217,76 +159,5 @@ export const contactPaths = {
       },
     }),
   },
-  '/api/contacts/{id}': {
-    get: operation({
-      tags,
-      summary: 'One contact (inactive ones too)',
-      roles: ANY_USER,
-      permission: READ,
-      params: [idParam],
-      responses: { 200: success('Contact retrieved successfully', obj({ contact: ref('Contact') })), 404: notFound },
-    }),
-    put: operation({
-      tags,
-      summary: 'Update a contact',
-      description: 'Any subset of the create fields (no password). A unit change is refused while the contact has active children or stays under a parent in the old unit.',
-      roles: ADMINS,
-      permission: `${READ} + contacts.update`,
-      params: [idParam],
-      requestBody: contactBody(false),
-      responses: { 200: success('Contact updated successfully', obj({ contact: ref('Contact') })), 403: E403, 404: notFound },
-    }),
-    delete: operation({
-      tags,
-      summary: 'Deactivate a contact (its children become roots)',
-      roles: SUPER_ADMIN,
-      permission: `${READ} + contacts.delete`,
-      params: [idParam],
-      responses: { 200: success('Contact deleted successfully'), 403: E403, 404: notFound },
-    }),
-  },
-  '/api/contacts/{id}/children': {
-    get: operation({
-      tags,
-      summary: 'Direct children of a contact, by name',
-      roles: ANY_USER,
-      permission: READ,
-      params: [idParam, ...paging(CHILDREN_PAGE.defaultLimit, CHILDREN_PAGE.maxLimit), queryBool('include_inactive', 'include deactivated children')],
-      responses: {
-        200: success(
-          'Child contacts retrieved successfully',
-          obj({
-            parent_id: int(),
-            children: arrayOf(ref('Contact')),
-            total: int({ minimum: 0 }),
-            pagination: obj({ page: int(), limit: int(), total: int() }),
-          }),
-        ),
-        404: notFound,
-      },
-    }),
-  },
-  '/api/contacts/{id}/move': {
-    put: operation({
-      tags,
-      summary: 'Move a contact (and its subtree) under another parent, or to the top level',
-      roles: ADMINS,
-      permission: `${READ} + contacts.move`,
-      params: [idParam],
-      requestBody: body({ parent_id: parentId }, ['parent_id']),
-      responses: { 200: success('Contact moved successfully', contactAndTree), 403: E403, 404: notFound },
-    }),
-  },
-  '/api/contacts/{id}/password': {
-    put: operation({
-      tags,
-      summary: "Reset a contact's password",
-      description: 'Records an admin_reset and revokes the contact\'s tokens.',
-      roles: ADMINS,
-      permission: `${READ} + contacts.reset_password`,
-      params: [idParam],
-      requestBody: body({ newPassword: str({ minLength: 6 }) }, ['newPassword']),
-      responses: { 200: success('Password reset successfully'), 403: E403, 404: notFound },
-    }),
-  },
+  ...contactItemPaths,
 };

@@ -27,7 +27,7 @@ import { capitalized } from '../../lib/text';
 
 /**
  * /api/locations: four groups (countries, divisions, districts, thanas) with the same operations,
- * built from the level definitions the router is built from (DECISIONS section 7, docs/api.md).
+ * built from the level definitions the router is built from (docs/api.md, Locations).
  */
 
 const tags = ['Locations'];

@@ -26,7 +26,7 @@ import { capitalized } from '../../lib/text';
 
 /**
  * Units, departments, designations, ranks and organizations (one generic router, built from the
- * resource definitions) and roles (DECISIONS section 8).
+ * resource definitions) and roles (docs/api.md, Reference data and roles).
  */
 
 const tags = ['Reference data'];

@@ -18,8 +18,8 @@ import {
 } from '../builders';
 
 /**
- * /api/security: the failed sign-ins and password changes, read-only (spec 4.4, DECISIONS
- * section 6, docs/api.md). No route checks a permission: the caller's permissions choose the scope.
+ * /api/security: the failed sign-ins and password changes, read-only (docs/api.md, Security
+ * records). No route checks a permission: the caller's permissions choose the scope.
  */
 
 const tags = ['Security'];

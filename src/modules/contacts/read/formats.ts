@@ -3,7 +3,7 @@ import { lineageOf, type AncestorRow } from '../tree/lineage';
 import type { Contact } from './contact.record';
 
 /**
- * The three shapes of a list of contacts (spec 2.9), built from rows already in the
+ * The three shapes of a list of contacts (docs/api.md, Contacts), built from rows already in the
  * directory's pre-order. One pass over a Map; no recursion, so depth is not limited by the
  * call stack.
  */

@@ -1,6 +1,6 @@
 import { nullableId } from '../../../lib/rows';
 
-/** The organizational hierarchy (spec 2.6): units as a tree, with departments and head counts. */
+/** The organizational hierarchy: units as a tree, with departments and head counts. */
 
 export interface HierarchyDepartment {
   id: number;

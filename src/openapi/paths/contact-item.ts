@@ -1,0 +1,79 @@
+import { CHILDREN_PAGE } from '../../modules/contacts';
+import { ADMINS, ANY_USER, arrayOf, body, E403, int, obj, operation, paging, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
+import { contactAndTree, contactBody, idParam, notFound, parentId, READ, tags } from './contacts.parts';
+
+/** The paths of one contact: /api/contacts/{id} and below. */
+export const contactItemPaths = {
+  '/api/contacts/{id}': {
+    get: operation({
+      tags,
+      summary: 'One contact (inactive ones too)',
+      roles: ANY_USER,
+      permission: READ,
+      params: [idParam],
+      responses: { 200: success('Contact retrieved successfully', obj({ contact: ref('Contact') })), 404: notFound },
+    }),
+    put: operation({
+      tags,
+      summary: 'Update a contact',
+      description: 'Any subset of the create fields (no password). A unit change is refused while the contact has active children or stays under a parent in the old unit.',
+      roles: ADMINS,
+      permission: `${READ} + contacts.update`,
+      params: [idParam],
+      requestBody: contactBody(false),
+      responses: { 200: success('Contact updated successfully', obj({ contact: ref('Contact') })), 403: E403, 404: notFound },
+    }),
+    delete: operation({
+      tags,
+      summary: 'Deactivate a contact (its children become roots)',
+      roles: SUPER_ADMIN,
+      permission: `${READ} + contacts.delete`,
+      params: [idParam],
+      responses: { 200: success('Contact deleted successfully'), 403: E403, 404: notFound },
+    }),
+  },
+  '/api/contacts/{id}/children': {
+    get: operation({
+      tags,
+      summary: 'Direct children of a contact, by name',
+      roles: ANY_USER,
+      permission: READ,
+      params: [idParam, ...paging(CHILDREN_PAGE.defaultLimit, CHILDREN_PAGE.maxLimit), queryBool('include_inactive', 'include deactivated children')],
+      responses: {
+        200: success(
+          'Child contacts retrieved successfully',
+          obj({
+            parent_id: int(),
+            children: arrayOf(ref('Contact')),
+            total: int({ minimum: 0 }),
+            pagination: obj({ page: int(), limit: int(), total: int() }),
+          }),
+        ),
+        404: notFound,
+      },
+    }),
+  },
+  '/api/contacts/{id}/move': {
+    put: operation({
+      tags,
+      summary: 'Move a contact (and its subtree) under another parent, or to the top level',
+      roles: ADMINS,
+      permission: `${READ} + contacts.move`,
+      params: [idParam],
+      requestBody: body({ parent_id: parentId }, ['parent_id']),
+      responses: { 200: success('Contact moved successfully', contactAndTree), 403: E403, 404: notFound },
+    }),
+  },
+  '/api/contacts/{id}/password': {
+    put: operation({
+      tags,
+      summary: "Reset a contact's password",
+      description: 'Records an admin_reset and revokes the contact\'s tokens.',
+      roles: ADMINS,
+      permission: `${READ} + contacts.reset_password`,
+      params: [idParam],
+      requestBody: body({ newPassword: str({ minLength: 6 }) }, ['newPassword']),
+      responses: { 200: success('Password reset successfully'), 403: E403, 404: notFound },
+    }),
+  },
+};
