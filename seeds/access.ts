@@ -18,7 +18,7 @@ export const PERMISSIONS: Record<string, string> = {
   'security.read_all': 'Read the security records of every organization',
 };
 
-/** The spec's access table (section 4.2 and 5.6) as role rows. */
+/** The access table of the specification (contacts and roles) as role rows. */
 export const ROLES: Array<{ id: number; name: string; description: string; permissions: string[] }> = [
   { id: 1, name: 'Super_admin', description: 'Full system access', permissions: Object.keys(PERMISSIONS) },
   {
