@@ -36,10 +36,8 @@ function createServices({ db, config, logger }: AppDeps) {
   const passwords = new PasswordHasher(config.bcryptCost);
   const loadSession = sessionLoader(sessionSource(db));
   const reads = new ContactReads({ db });
-  const index =
-    config.searchIndex === 'memory'
-      ? new SearchIndex(db, config.searchIndexRefreshMs, (err: unknown) => logger.error({ err }, 'contact search index build failed'))
-      : null;
+  const onError = (err: unknown) => logger.error({ err }, 'contact search index build failed');
+  const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError }) : null;
   return {
     requireAuth: authenticate(loadSession, tokens),
     accounts: {

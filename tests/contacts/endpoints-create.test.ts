@@ -233,22 +233,21 @@ describe('names with control characters', () => {
     let order: number[] = [];
     let ids: number[] = [];
     await changeDirectory(ctx.db, async (trx) => {
-        const make = (name: string) =>
-          insertContact(trx, {
-            name,
-            email: `${unique('pad')}@example.test`.toLowerCase(),
-            service_no: unique('pad'),
-            unit_id: unit.id,
-            designation_id: fx.designation.id,
-            phone: '0100',
-          });
-        ids = [await make(`${tag}`), await make(`${tag}\tz`)];
-        order = (await trx('users').whereIn('id', ids).orderBy('tree_ord').pluck('id')).map(Number);
-        throw ROLLBACK;
-      })
-      .catch((err) => {
-        if (err !== ROLLBACK) throw err;
-      });
+      const make = (name: string) =>
+        insertContact(trx, {
+          name,
+          email: `${unique('pad')}@example.test`.toLowerCase(),
+          service_no: unique('pad'),
+          unit_id: unit.id,
+          designation_id: fx.designation.id,
+          phone: '0100',
+        });
+      ids = [await make(`${tag}`), await make(`${tag}\tz`)];
+      order = (await trx('users').whereIn('id', ids).orderBy('tree_ord').pluck('id')).map(Number);
+      throw ROLLBACK;
+    }).catch((err) => {
+      if (err !== ROLLBACK) throw err;
+    });
     expect(order).toEqual(ids);
   });
 });

@@ -32,7 +32,7 @@ describe('SearchIndex with a refresh interval', () => {
   test('builds in the background, answers only the versions it has reached, and rebuilds once the interval has passed', async () => {
     let clock = 1_000_000;
     const errors: unknown[] = [];
-    const index = new SearchIndex(ctx.db, 60_000, (err) => errors.push(err), () => clock);
+    const index = new SearchIndex({ db: ctx.db, refreshMs: 60_000, onError: (err) => errors.push(err), now: () => clock });
     const tag = unique('idx').toLowerCase();
     const first = await createUser(ctx, { name: `Indexed ${tag} One` });
     const v1 = await version();
@@ -57,7 +57,7 @@ describe('SearchIndex with a refresh interval', () => {
   });
 
   test('a term holding the separator of the fields, or shorter than two, is left to SQL', async () => {
-    const index = new SearchIndex(ctx.db, 0, () => undefined);
+    const index = new SearchIndex({ db: ctx.db, refreshMs: 0, onError: () => undefined });
     const v = await version();
     expect(await index.at(v, 'ab\u0000cd')).toBeNull();
     expect(await index.at(v, 'a')).toBeNull();
@@ -68,7 +68,7 @@ describe('SearchIndex with a refresh interval', () => {
     const gone = createDb(ctx.config.db);
     await gone.destroy();
     const errors: unknown[] = [];
-    const index = new SearchIndex(gone, 0, (err) => errors.push(err));
+    const index = new SearchIndex({ db: gone, refreshMs: 0, onError: (err) => errors.push(err) });
     expect(await index.at(await version(), 'abc')).toBeNull();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(Error);

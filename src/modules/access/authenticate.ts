@@ -17,14 +17,14 @@ export interface SessionRecord {
   permission_names: unknown;
 }
 
-/** Reads a user for a session (the contacts module, which owns the user row, provides it). */
-export type SessionSource = (userId: number) => Promise<SessionRecord | undefined>;
+/** Reads a user for a session, as none or one row (the contacts module, which owns the user row, provides it). */
+export type SessionSource = (userId: number) => Promise<SessionRecord[]>;
 
 /** The session of a token's user and version; null unless the user exists, is active and still has that token_version. */
 export type SessionLoader = (userId: number, version: number) => Promise<AuthContext | null>;
 
 export function sessionLoader(source: SessionSource): SessionLoader {
-  return async (userId, version) => toSession(await source(userId), version);
+  return async (userId, version) => toSession((await source(userId))[0], version);
 }
 
 function toSession(row: SessionRecord | undefined, version: number): AuthContext | null {

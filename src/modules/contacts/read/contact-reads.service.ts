@@ -5,7 +5,7 @@ import { pageOf } from '../../../lib/http/validate';
 import { LIST_SEARCH_FIELDS } from '../search/candidates';
 import { subtreeRange } from '../tree/lineage';
 import { directoryVersion } from '../tree/lock';
-import type { Contact } from './contact.record';
+import { toContact, type Contact, type ContactRow } from './contact.record';
 import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './directory.queries';
 import { nest, shape, type Format } from './formats';
 import { buildHierarchy } from './hierarchy';
@@ -24,7 +24,7 @@ export class ContactReads {
    * only bounds how long an unused entry stays).
    */
   private readonly cache = new TtlCache<unknown>(60 * 60 * 1000, 500);
-  private readonly contactById: (id: number) => Promise<Contact | null>;
+  private readonly contactById: (id: number) => Promise<ContactRow[]>;
 
   constructor(deps: { db: Db }) {
     this.db = deps.db;
@@ -37,9 +37,9 @@ export class ContactReads {
   }
 
   async get(id: number): Promise<Contact> {
-    const contact = await this.contactById(id);
-    if (!contact) throw new NotFoundError('Contact not found');
-    return contact;
+    const [row] = await this.contactById(id);
+    if (!row) throw new NotFoundError('Contact not found');
+    return toContact(row);
   }
 
   /** A page of the filtered set in pre-order, in the asked format, with counters over the whole set. */

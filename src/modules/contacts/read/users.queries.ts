@@ -3,7 +3,7 @@ import { chunks } from '../../../lib/chunks';
 import { preparedQuery, type Db, type Queryable } from '../../../lib/db';
 import { nullableId, nullableText } from '../../../lib/rows';
 import type { SessionRecord, SessionSource } from '../../access';
-import { toContact, toUserRecord, type Contact, type NameMaps, type UserRecord } from './contact.record';
+import { toContact, toUserRecord, type Contact, type ContactRow, type NameMaps, type UserRecord } from './contact.record';
 
 /**
  * The one read of the user row with its names. Each field is a column of `users as u` or a
@@ -62,19 +62,14 @@ export function contactQuery(db: Queryable): Knex.QueryBuilder {
   return userQuery(db, CONTACT_FIELDS);
 }
 
-/** A contact by id, compiled once (the hottest read after the session). */
-export function contactReader(db: Db): (id: number) => Promise<Contact | null> {
-  const query = preparedQuery(db, (id: number) => contactQuery(db).where('u.id', id), [0]);
-  return async (id) => {
-    const [row] = await query(id);
-    return row ? toContact(row) : null;
-  };
+/** A contact's row by id (none or one; toContact makes the record), compiled once: the hottest read after the session. */
+export function contactReader(db: Db): (id: number) => Promise<ContactRow[]> {
+  return preparedQuery(db, (id: number) => contactQuery(db).where('u.id', id), [0]);
 }
 
-/** The session's fields of a user, compiled once: two primary-key reads on every request. */
+/** The session's fields of a user (none or one row), compiled once: two primary-key reads on every request. */
 export function sessionSource(db: Db): SessionSource {
-  const query = preparedQuery(db, (id: number) => userQuery(db, SESSION_FIELDS).where('u.id', id), [0]);
-  return async (id) => (await query(id))[0] as unknown as SessionRecord | undefined;
+  return preparedQuery(db, (id: number) => userQuery(db, SESSION_FIELDS).where('u.id', id), [0]) as unknown as SessionSource;
 }
 
 /** The whole user record by id. */

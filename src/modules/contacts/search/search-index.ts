@@ -202,12 +202,17 @@ export class SearchIndex {
   private building: Promise<SearchSnapshot | null> | null = null;
   private lastBuild = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    private readonly db: Db,
-    private readonly refreshMs: number,
-    private readonly onError: (err: unknown) => void,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly db: Db;
+  private readonly refreshMs: number;
+  private readonly onError: (err: unknown) => void;
+  private readonly now: () => number;
+
+  constructor(deps: { db: Db; refreshMs: number; onError: (err: unknown) => void; now?: () => number }) {
+    this.db = deps.db;
+    this.refreshMs = deps.refreshMs;
+    this.onError = deps.onError;
+    this.now = deps.now ?? Date.now;
+  }
 
   /**
    * A snapshot at least as new as `version`, or null when the caller should search in SQL. The
