@@ -5,7 +5,7 @@
  * It imports no other module; every router uses it.
  */
 export { authenticate, requirePermission, sessionLoader, type SessionLoader, type SessionRecord, type SessionSource } from './authenticate';
-export { permissionList, permissionsOfRole, writeGrants } from './grants';
+export { permissionList, writeGrants } from './grants';
 export { PasswordHasher } from './passwords';
 export { assertRoleWithinReach } from './privilege';
-export { TokenService, type TokenSettings, type TokenSubject, type TokenType, type VerifiedToken } from './tokens';
+export { TokenService, type TokenSettings, type TokenSubject } from './tokens';

@@ -4,6 +4,6 @@
  * hashing, permissions), security (failed sign-in records) and reference (names to ids).
  */
 export { AccountService } from './account.service';
-export { accountsRouter, type AccountServices } from './accounts.router';
+export { accountsRouter } from './accounts.router';
 export { ProfileService } from './profile.service';
 export { RegisterService } from './register.service';

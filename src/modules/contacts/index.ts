@@ -10,7 +10,7 @@
  *   service number), assertChangeReferences;
  * - the services and the router that app.ts wires.
  */
-export { contactsRouter, type ContactServices } from './http/contacts.router';
+export { contactsRouter } from './http/contacts.router';
 export { STATUSES } from './http/contacts.validators';
 export type { Contact, UserRecord } from './read/contact.record';
 export { ContactReads } from './read/contact-reads.service';
@@ -18,7 +18,7 @@ export { FORMATS } from './read/formats';
 export { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from './read/list-input';
 export { ROLE_FILTERS } from './read/listing.queries';
 export { UnitTrees } from './read/unit-tree.service';
-export { contactQuery, findUser, findUserBySignIn, findUserRow, sessionSource, type UserRow } from './read/users.queries';
+export { contactQuery, findUser, findUserBySignIn, findUserRow, sessionSource } from './read/users.queries';
 export { ContactSearch } from './search/contact-search.service';
 export { contactGrams } from './search/grams';
 export { SearchIndex } from './search/search-index';

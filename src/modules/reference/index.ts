@@ -4,7 +4,7 @@
  * and grants, and contacts to revoke the tokens of a role's holders.
  */
 export { DEFAULT_ORGANIZATION_ID, REFERENCE_RESOURCES, organizations, type ResourceSpec } from './reference.resources';
-export { referenceRouter, type ReferenceServices } from './reference.router';
+export { referenceRouter } from './reference.router';
 export { REFERENCE_PAGE, ReferenceService } from './reference.service';
-export { organizationExists, resolveReferenceNames, type ReferenceIdsByName, type ReferenceNames } from './names';
+export { organizationExists, resolveReferenceNames } from './names';
 export { RolesService } from './roles.service';
