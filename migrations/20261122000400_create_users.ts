@@ -5,7 +5,7 @@ import { createTable, timestamps } from './helpers';
  * Users are the contacts of the directory. Besides the fields of the specification they hold
  * the directory's pre-order: `tree_ord` is an order key (ORDER BY tree_ord is the depth-first
  * order of the whole directory, siblings by `sort_name` then id) and `depth` the level, both
- * kept up to date by every tree change (see src/modules/contacts/tree-order.ts).
+ * kept up to date by every tree change (see src/modules/contacts/tree/order.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await createTable(knex, 'users', (t) => {

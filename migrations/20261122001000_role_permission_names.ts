@@ -6,7 +6,7 @@ import { isMysql } from './helpers';
  * authenticated request reads its user's role, and this way it gets the permissions from that
  * same row instead of aggregating role_permissions each time. role_permissions stays the
  * record of grants; every statement that changes it refreshes this column in its transaction
- * (writeGrants in src/modules/auth/privilege.ts).
+ * (writeGrants in src/modules/access/grants.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('roles', (t) => {

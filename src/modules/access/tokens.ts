@@ -44,7 +44,7 @@ export class TokenService {
    * Access tokens that verified, with their claims, until they expire. A client sends the same
    * token with every request, and checking its signature again would give the same answer;
    * only a token that verified gets in, found by its whole text. (The user behind a token is
-   * still read on every request: session.ts.)
+   * still read on every request: authenticate.ts.)
    */
   private readonly verifiedAccess = new Map<string, { claims: VerifiedToken; until: number }>();
 
