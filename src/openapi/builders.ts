@@ -70,8 +70,8 @@ const json = (schema: Schema) => ({ content: { 'application/json': { schema } } 
 /** 2xx: {status: "success", message, data}. `message` is pinned when it never varies. */
 export function success(message: string | Schema, data?: Schema, description = 'Success') {
   const messageSchema = typeof message === 'string' ? constant(message) : message;
-  const properties: Record<string, Schema> = { status: constant('success'), message: messageSchema };
-  if (data) properties.data = data;
+  // every success carries `data`: `{}` when there is nothing to return
+  const properties: Record<string, Schema> = { status: constant('success'), message: messageSchema, data: data ?? obj({}) };
   return { description, ...json(obj(properties)) };
 }
 

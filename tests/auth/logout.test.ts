@@ -10,7 +10,7 @@ describe('POST /api/auth/logout', () => {
     const user = await signedInUser(ctx);
     const res = await request(ctx.app).post('/api/auth/logout').set(bearer(user));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'success', message: 'Logout successful' });
+    expect(res.body).toEqual({ status: 'success', message: 'Logout successful', data: {} });
   });
 
   test('requires a token', async () => {

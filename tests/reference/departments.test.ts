@@ -87,7 +87,7 @@ describe('POST, PUT and DELETE /api/departments', () => {
     expect(updated.body.data.department).toMatchObject({ id, name: `${name} 2`, unit_id: other.id, unit_name: other.name });
 
     const deleted = await http.del(`/api/departments/${id}`, as[role]);
-    expect(deleted.body).toEqual({ status: 'success', message: 'Department deleted successfully' });
+    expect(deleted.body).toEqual({ status: 'success', message: 'Department deleted successfully', data: {} });
     expect(await ctx.db('departments').where({ id }).first()).toBeUndefined();
   });
 

@@ -83,7 +83,7 @@ describe.each(KINDS)('$path', (kind) => {
 
     const deleted = await http.del(`${kind.path}/${id}`, as[role]);
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ status: 'success', message: `${kind.label} deleted successfully` });
+    expect(deleted.body).toEqual({ status: 'success', message: `${kind.label} deleted successfully`, data: {} });
     expect(await ctx.db(kind.plural).where({ id }).first()).toBeUndefined();
   });
 

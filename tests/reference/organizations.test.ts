@@ -41,7 +41,7 @@ describe('Super_admin', () => {
     expect(updated.body.data.organization).toMatchObject({ id, name: `${name} Ltd`, code });
 
     const deleted = await http.del(`/api/organizations/${id}`, as.Super_admin);
-    expect(deleted.body).toEqual({ status: 'success', message: 'Organization deleted successfully' });
+    expect(deleted.body).toEqual({ status: 'success', message: 'Organization deleted successfully', data: {} });
     expectError(await http.get(`/api/organizations/${id}`, as.Super_admin), 404, 'Organization not found');
   });
 

@@ -75,7 +75,7 @@ describe('custom roles', () => {
     expect(updated.body.data.role).toMatchObject({ id, name: `${name}x`, description: 'Readers', permissions: ['contacts.read'] });
 
     const deleted = await http.del(`/api/roles/${id}`, as[role]);
-    expect(deleted.body).toEqual({ status: 'success', message: 'Role deleted successfully' });
+    expect(deleted.body).toEqual({ status: 'success', message: 'Role deleted successfully', data: {} });
     expectError(await http.get(`/api/roles/${id}`, as[role]), 404, 'Role not found');
     expect(await ctx.db('role_permissions').where({ role_id: id })).toEqual([]);
   });

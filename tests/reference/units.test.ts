@@ -168,7 +168,7 @@ describe('POST, PUT and DELETE /api/units', () => {
 
     const deleted = await http.del(`/api/units/${id}`, as[role]);
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ status: 'success', message: 'Unit deleted successfully' });
+    expect(deleted.body).toEqual({ status: 'success', message: 'Unit deleted successfully', data: {} });
     expect(await ctx.db('units').where({ id }).first()).toBeUndefined();
     expectError(await http.get(`/api/units/${id}`, as.User), 404, 'Unit not found');
   });

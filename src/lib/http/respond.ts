@@ -1,8 +1,8 @@
 import type { Response } from 'express';
 
-/** The success envelope: {status: "success", message, data}. */
-export function sendSuccess(res: Response, status: number, message: string, data?: unknown): void {
-  res.status(status).json(data === undefined ? { status: 'success', message } : { status: 'success', message, data });
+/** The success envelope: {status: "success", message, data}; `data` is `{}` when there is nothing to return. */
+export function sendSuccess(res: Response, status: number, message: string, data: unknown = {}): void {
+  res.status(status).json({ status: 'success', message, data });
 }
 
 export interface Pagination {
