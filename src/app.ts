@@ -11,7 +11,7 @@ import { requestLog } from './lib/http/request-log';
 import type { Logger } from './lib/logger';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
-import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchIndex, sessionSource, UnitTrees } from './modules/contacts';
+import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchIndex, sessionSource, UnitTrees, userIdBySignIn } from './modules/contacts';
 import { locationsRouter, LocationsService } from './modules/locations';
 import { referenceRouter, ReferenceService, RolesService } from './modules/reference';
 import { securityRouter, SecurityService } from './modules/security';
@@ -65,7 +65,8 @@ export function createApp(deps: AppDeps): Express {
   const { db, config, logger, redis } = deps;
   const services = createServices(deps);
   const { requireAuth } = services;
-  const limiters = createRateLimiters(config.rateLimit, logger, redis);
+  const accountOf = (identifier: string) => userIdBySignIn(db, identifier);
+  const limiters = createRateLimiters({ settings: config.rateLimit, logger, redis, accountOf });
 
   const app = express();
   app.disable('x-powered-by');
@@ -108,7 +109,7 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
 
-  app.use('/api/auth', accountsRouter(services.accounts, { authenticate: requireAuth, loginLimiter: limiters.login }));
+  app.use('/api/auth', accountsRouter(services.accounts, { authenticate: requireAuth, loginLimiters: limiters.login }));
   app.use('/api/contacts', contactsRouter(services.contacts, requireAuth));
   app.use('/api/locations', locationsRouter(services.locations, requireAuth));
   app.use('/api/security', securityRouter(services.security, requireAuth));

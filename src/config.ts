@@ -167,6 +167,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       max: int(env, 'RATE_LIMIT_MAX', 1000, 1, 10_000_000),
       windowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
       loginMax: int(env, 'LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
+      loginIpMax: int(env, 'LOGIN_IP_RATE_LIMIT_MAX', 50, 1, 1_000_000),
       loginWindowMs: int(env, 'LOGIN_RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
       redisPrefix: str(env, 'RATE_LIMIT_REDIS_PREFIX', 'directory:rl:'),
     },

@@ -89,6 +89,7 @@ describe('loadConfig with settings', () => {
       RATE_LIMIT_WINDOW_MS: '60000',
       LOGIN_RATE_LIMIT_MAX: '5',
       LOGIN_RATE_LIMIT_WINDOW_MS: '120000',
+      LOGIN_IP_RATE_LIMIT_MAX: '40',
       BODY_LIMIT: '1mb',
       CORS_ORIGINS: ' https://a.example , https://b.example,, ',
       TRUST_PROXY: '1',
@@ -103,7 +104,7 @@ describe('loadConfig with settings', () => {
     expect(config.bcryptCost).toBe(10);
     expect(config.jwt.expiresIn).toBe(900);
     expect(config.jwt.refreshExpiresIn).toBe(900);
-    expect(config.rateLimit).toMatchObject({ max: 50, windowMs: 60000, loginMax: 5, loginWindowMs: 120000 });
+    expect(config.rateLimit).toMatchObject({ max: 50, windowMs: 60000, loginMax: 5, loginIpMax: 40, loginWindowMs: 120000 });
     expect(config.bodyLimit).toBe('1mb');
     expect(config.corsOrigins).toEqual(['https://a.example', 'https://b.example']);
     expect(config.trustProxy).toBe(1);
@@ -156,6 +157,7 @@ describe('loadConfig refuses bad values, naming the key', () => {
     ['RATE_LIMIT_WINDOW_MS', '15m'],
     ['LOGIN_RATE_LIMIT_MAX', 'ten'],
     ['LOGIN_RATE_LIMIT_WINDOW_MS', '-900000'],
+    ['LOGIN_IP_RATE_LIMIT_MAX', '0'],
     ['DB_PORT', 'mysql'],
     ['DB_POOL_MAX', '0'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],

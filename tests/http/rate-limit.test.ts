@@ -66,6 +66,45 @@ describe('login limiter (per client IP and login identifier)', () => {
     expect(signIn.status).toBe(200);
   });
 
+  test("counts an account's e-mail and service number together", async () => {
+    const app = appWith(ctx, settings);
+    const account = await createUser(ctx);
+    expect((await fail(app, { email: account.email })).status).toBe(401);
+    expect((await fail(app, { login_id: account.service_no })).status).toBe(401);
+    expect((await fail(app, { login_id: account.email.toUpperCase() })).status).toBe(401);
+    // the fourth guess at the same account, by its service number: over the limit of 3
+    const blocked = await fail(app, { login_id: account.service_no });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.message).toBe(LOGIN_MESSAGE);
+    expect((await fail(app, { email: account.email })).status).toBe(429);
+  });
+
+  test('counts an identifier that names no account on its own, whatever its case', async () => {
+    const app = appWith(ctx, settings);
+    const nobody = `Nobody-${user.service_no}`;
+    for (let i = 0; i < LIMIT; i++) expect((await fail(app, { login_id: i % 2 ? nobody : nobody.toLowerCase() })).status).toBe(401);
+    expect((await fail(app, { login_id: nobody.toUpperCase() })).status).toBe(429);
+    // the account itself is still free to try
+    expect((await fail(app, { email: user.email })).status).toBe(401);
+  });
+
+  test('caps failed sign-ins per IP across identifiers (LOGIN_IP_RATE_LIMIT_MAX)', async () => {
+    const CAP = 4;
+    const app = appWith(ctx, { LOGIN_RATE_LIMIT_MAX: '100', LOGIN_IP_RATE_LIMIT_MAX: String(CAP) });
+    for (let i = 0; i < CAP; i++) {
+      const res = await fail(app, { login_id: `guess-${i}-${user.service_no}` });
+      expect(res.status).toBe(401);
+      expectLimitHeaders(res, 'login-ip', CAP);
+    }
+    const blocked = await fail(app, { login_id: `guess-last-${user.service_no}` });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toEqual({ status: 'error', message: LOGIN_MESSAGE });
+    expect(String(blocked.headers.ratelimit)).toMatch(/"login-ip"; r=0;/);
+    // another client address is not capped
+    const other = appWith(ctx, { LOGIN_RATE_LIMIT_MAX: '100', LOGIN_IP_RATE_LIMIT_MAX: String(CAP), TRUST_PROXY: 'true' });
+    expect((await fail(other, { login_id: 'guess-elsewhere' }).set('X-Forwarded-For', '203.0.113.50')).status).toBe(401);
+  });
+
   test('does not count successful sign-ins', async () => {
     const app = appWith(ctx, settings);
     const signIn = () => request(app).post('/api/auth/login').send({ email: user.email, password: user.password });

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type IncrementResponse, type Store } from 'express-rate-limit';
 import type Redis from 'ioredis';
 import { RedisStore } from 'rate-limit-redis';
@@ -8,7 +8,10 @@ import type { Logger } from '../logger';
 export interface RateLimitSettings {
   max: number;
   windowMs: number;
+  /** failed sign-ins per client IP and account (or identifier, when it names no account) */
   loginMax: number;
+  /** failed sign-ins per client IP, whatever the identifiers */
+  loginIpMax: number;
   loginWindowMs: number;
   /** key prefix of the counters in Redis */
   redisPrefix: string;
@@ -16,8 +19,12 @@ export interface RateLimitSettings {
 
 export interface RateLimiters {
   api: RequestHandler;
-  login: RequestHandler;
+  /** in front of the sign-in: the cap per IP, then the count per IP and account */
+  login: RequestHandler[];
 }
+
+/** The account a sign-in identifier names (an e-mail or a service number), or null. */
+export type AccountOf = (identifier: string) => Promise<number | null>;
 
 /**
  * RedisStore loads its Lua scripts once, when the app is built, and keeps a failed load for
@@ -59,20 +66,30 @@ function ipKeyCache(max = 10_000): (ip: string | undefined) => string {
 function loginIdentifierOf(req: Request): string {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const email = typeof body.email === 'string' ? body.email.trim() : '';
-  const value = email || (typeof body.login_id === 'string' ? body.login_id.trim() : '');
-  return value.toLowerCase().slice(0, 100);
+  return (email || (typeof body.login_id === 'string' ? body.login_id.trim() : '')).slice(0, 100);
 }
 
 /**
- * The brute-force limits: the whole API per client IP, and failed sign-ins per client IP and
- * login identifier (successful ones give their count back). Counters live in memory, or in
- * Redis when a client is given, so that every instance of the service shares them.
+ * What a failed sign-in is counted against: the account the identifier names, so that its
+ * e-mail and its service number share one count; else the identifier, in lower case. A lookup
+ * that fails counts the identifier (the sign-in itself will fail and answer).
  */
-export function createRateLimiters(
-  config: RateLimitSettings,
-  logger: Logger,
-  redis?: Redis,
-): RateLimiters {
+function loginSubject(accountOf: AccountOf | undefined): (identifier: string) => Promise<string> {
+  return async (identifier) => {
+    const account = identifier && accountOf ? await accountOf(identifier).catch(() => null) : null;
+    return account === null ? `id:${identifier.toLowerCase()}` : `user:${account}`;
+  };
+}
+
+/**
+ * The brute-force limits: the whole API per client IP; failed sign-ins per client IP and
+ * account, and per client IP across accounts (successful sign-ins give their count back).
+ * Counters live in memory, or in Redis when a client is given, so that every instance of the
+ * service shares them.
+ */
+export function createRateLimiters(deps: { settings: RateLimitSettings; logger: Logger; redis?: Redis; accountOf?: AccountOf }): RateLimiters {
+  const { settings: config, logger, redis } = deps;
+  const subjectOf = loginSubject(deps.accountOf);
   const store = (name: string): Store | undefined =>
     redis
       ? new RetryingRedisStore({
@@ -109,18 +126,29 @@ export function createRateLimiters(
     },
   });
 
-  const login = rateLimit({
+  const loginHandler = (_req: Request, res: Response) => {
+    res.status(429).json({ status: 'error', message: 'Too many login attempts, please try again later' });
+  };
+  const loginIp = rateLimit({
+    ...common,
+    identifier: 'login-ip',
+    windowMs: config.loginWindowMs,
+    limit: config.loginIpMax,
+    store: store('login-ip'),
+    skipSuccessfulRequests: true,
+    keyGenerator: (req) => ipKey(req.ip),
+    handler: loginHandler,
+  });
+  const loginAccount = rateLimit({
     ...common,
     identifier: 'login',
     windowMs: config.loginWindowMs,
     limit: config.loginMax,
     store: store('login'),
     skipSuccessfulRequests: true,
-    keyGenerator: (req) => `${ipKey(req.ip)}|${loginIdentifierOf(req)}`,
-    handler: (_req, res) => {
-      res.status(429).json({ status: 'error', message: 'Too many login attempts, please try again later' });
-    },
+    keyGenerator: async (req) => `${ipKey(req.ip)}|${await subjectOf(loginIdentifierOf(req))}`,
+    handler: loginHandler,
   });
 
-  return { api, login };
+  return { api, login: [loginIp, loginAccount] };
 }

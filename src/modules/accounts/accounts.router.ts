@@ -15,12 +15,12 @@ export interface AccountServices {
 }
 
 /** /api/auth: the account flows (docs/api.md, Sign-in, tokens and profile). */
-export function accountsRouter(services: AccountServices, deps: { authenticate: RequestHandler; loginLimiter: RequestHandler }) {
+export function accountsRouter(services: AccountServices, deps: { authenticate: RequestHandler; loginLimiters: RequestHandler[] }) {
   const { account: service, register, profile } = services;
   const router = Router();
   const { authenticate } = deps;
 
-  router.post('/login', deps.loginLimiter, ...loginRules, validate, async (req, res) => {
+  router.post('/login', ...deps.loginLimiters, ...loginRules, validate, async (req, res) => {
     const result = await service.login(inputOf<LoginInput>(req), clientOf(req));
     sendSuccess(res, 200, 'Login successful', result);
   });

@@ -18,7 +18,7 @@ export { FORMATS } from './read/formats';
 export { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from './read/list-input';
 export { ROLE_FILTERS } from './read/listing.queries';
 export { UnitTrees } from './read/unit-tree.service';
-export { contactQuery, findUser, findUserBySignIn, findUserRow, sessionSource } from './read/users.queries';
+export { contactQuery, findUser, findUserBySignIn, findUserRow, sessionSource, userIdBySignIn } from './read/users.queries';
 export { ContactSearch } from './search/contact-search.service';
 export { contactGrams } from './search/grams';
 export { SearchIndex } from './search/search-index';

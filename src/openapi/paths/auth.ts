@@ -83,7 +83,7 @@ export const authPaths = {
       tags,
       summary: 'Sign in',
       description:
-        'With `email` (matched case-insensitively) or `login_id` (an e-mail or a service number). Every credential failure answers the same 401 and writes a failed-login record. Limited per client IP and identifier (LOGIN_RATE_LIMIT_MAX failures per window).',
+        'With `email` (matched case-insensitively) or `login_id` (an e-mail or a service number). Every credential failure answers the same 401 and writes a failed-login record. Limited per client IP and account, an e-mail and a service number of one account counting together (LOGIN_RATE_LIMIT_MAX failures per window), and per client IP across identifiers (LOGIN_IP_RATE_LIMIT_MAX).',
       roles: ['public'],
       public: true,
       requestBody: body({ email: str({ format: 'email' }), login_id: str({ maxLength: 100 }), password: password('at most 72 bytes') }, ['password']),

@@ -90,6 +90,13 @@ export async function findUserBySignIn(db: Queryable, identifier: string, orServ
   return row ? toUserRecord(row) : null;
 }
 
+/** The id of the user a sign-in identifier names (by e-mail, lower-cased, first; else by service number), without names. */
+export async function userIdBySignIn(db: Queryable, identifier: string): Promise<number | null> {
+  const email = identifier.toLowerCase();
+  const row = await db('users').where({ email }).orWhere({ service_no: identifier }).orderByRaw('email = ? desc', [email]).first('id');
+  return row ? Number(row.id) : null;
+}
+
 /** Full contact records for ids, in the order of `ids`, with each one's depth as `level`. */
 export async function contactsByIds(db: Queryable, ids: readonly number[]): Promise<Array<Contact & { level: number }>> {
   if (ids.length === 0) return [];
