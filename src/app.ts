@@ -96,7 +96,7 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'success', message: 'OK', data: { uptime_seconds: Math.round(process.uptime()) } });
   });
   app.get('/ready', async (_req, res) => {
-    if (await ping(db)) res.json({ status: 'success', message: 'Ready', data: { database: 'up' } });
+    if (await ping(db, config.db.acquireTimeoutMs)) res.json({ status: 'success', message: 'Ready', data: { database: 'up' } });
     else res.status(503).json({ status: 'error', message: 'Database unavailable' });
   });
 

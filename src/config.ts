@@ -145,6 +145,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       password: env.DB_PASSWORD ?? '',
       database: str(env, 'DB_NAME', 'directory'),
       poolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
+      connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+      acquireTimeoutMs: int(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
     },
     jwt: {
       secret: secret || DEVELOPMENT_DEFAULTS.jwtSecret,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Logger } from '../logger';
+import { Throttle } from '../throttle';
 import type { Db } from './types';
 
 export type DbClient = 'sqlite' | 'mysql';
@@ -17,6 +18,10 @@ export interface DbConfig {
   password: string;
   database: string;
   poolMax: number;
+  /** how long opening a MySQL connection may take */
+  connectTimeoutMs: number;
+  /** how long a query may wait for a connection from the pool (then: the database is unavailable) */
+  acquireTimeoutMs: number;
 }
 
 const MYSQL_SESSION: Array<{ sql: string; optional?: boolean }> = [
@@ -34,13 +39,24 @@ type RawConnection = {
   pragma?: (sql: string) => unknown;
 };
 
-/** Where knex's own warnings go: one line with the message, never a stack or a statement. */
+/**
+ * Where knex's own warnings go: one line with the message (its first line: never a stack or a
+ * statement), at most once per 10 s for the same kind of message (a database that is down makes
+ * knex warn on every attempt to connect), with the number left out since.
+ */
 function knexLog(logger?: Logger): Knex.Config['log'] {
   if (!logger) return undefined;
-  const text = (message: unknown) => (message instanceof Error ? message.message : String(message)).split(' - ').pop()!.slice(0, 300);
+  const text = (message: unknown) =>
+    (message instanceof Error ? message.message : String(message)).split('\n')[0].split(' - ').pop()!.slice(0, 300);
+  const throttle = new Throttle(10_000);
+  const write = (level: 'warn' | 'error', message: unknown, msg: string) => {
+    const line = text(message);
+    const suppressed = throttle.pass(`${level}:${line.slice(0, 40)}`);
+    if (suppressed !== null) logger[level]({ knex: line, ...(suppressed ? { suppressed } : {}) }, msg);
+  };
   return {
-    warn: (message: unknown) => logger.warn({ knex: text(message) }, 'database warning'),
-    error: (message: unknown) => logger.error({ knex: text(message) }, 'database error'),
+    warn: (message: unknown) => write('warn', message, 'database warning'),
+    error: (message: unknown) => write('error', message, 'database error'),
     deprecate: (method: string, alternative: string) => logger.warn({ knex: `${method} is deprecated; use ${alternative}` }, 'database warning'),
     debug: () => undefined,
   };
@@ -55,6 +71,7 @@ export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
       connection: { filename: db.sqliteFilename },
       compileSqlOnError: false,
       useNullAsDefault: true,
+      acquireConnectionTimeout: db.acquireTimeoutMs,
       log,
       // One connection: SQLite has one writer, and knex queues everything else behind an
       // open transaction, which serializes tree changes for free.
@@ -82,9 +99,11 @@ export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
     client: 'mysql2',
     log,
     compileSqlOnError: false,
+    acquireConnectionTimeout: db.acquireTimeoutMs,
     connection: {
       ...connection,
       charset: 'utf8mb4',
+      connectTimeout: db.connectTimeoutMs,
       timezone: 'Z',
       supportBigNumbers: true,
       decimalNumbers: true,

@@ -1,12 +1,23 @@
 import type { Db } from './types';
 
-/** `SELECT 1` against the database: true when it answers. */
-export async function ping(db: Db): Promise<boolean> {
+/**
+ * `SELECT 1` against the database: true when it answers within `timeoutMs`. A server that
+ * stopped answering (frozen, or a network that drops packets) would otherwise keep the caller
+ * waiting on a connection it already holds.
+ */
+export async function ping(db: Db, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const answered = db.raw('select 1 as ok').then(
+    () => true,
+    () => false,
+  );
   try {
-    await db.raw('select 1 as ok');
-    return true;
-  } catch {
-    return false;
+    return await Promise.race([answered, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,6 +1,6 @@
 /** The database layer: connection settings, health, errors by code, transactions, prepared queries. */
 export { createDb, ensureDatabase, knexConfig, type DbClient, type DbConfig } from './connection';
-export { isForeignKeyViolation, isUniqueViolation } from './errors';
+export { isForeignKeyViolation, isUnavailable, isUniqueViolation } from './errors';
 export { drain, ping } from './health';
 export { preparedQuery } from './prepared';
 export { whereContains } from './text-match';

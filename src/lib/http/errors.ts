@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
+import { isUnavailable } from '../db';
 import { AppError, NotFoundError } from '../errors';
 import type { Logger } from '../logger';
+import { Throttle } from '../throttle';
 import { requestRecord } from './request-log';
 
 interface HttpishError {
@@ -17,8 +19,21 @@ export function notFound(_req: Request, _res: Response, next: NextFunction): voi
  * The one error middleware: known errors keep status and message; anything else is a bare 500,
  * logged with its request and its cause (never its stack).
  */
+/** How long a client is asked to wait when the database cannot be reached (Retry-After, seconds). */
+const RETRY_AFTER_SECONDS = 5;
+/** An outage is logged once per this interval, not once per request that meets it. */
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
+
 export function errorHandler(logger: Logger) {
+  const outages = new Throttle(OUTAGE_LOG_INTERVAL_MS);
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    if (!res.headersSent && isUnavailable(err)) {
+      const suppressed = outages.pass('database');
+      if (suppressed !== null) logger.error({ req: requestRecord(req), err, suppressed }, 'database unavailable');
+      res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      res.status(503).json({ status: 'error', message: 'Service unavailable' });
+      return;
+    }
     if (res.headersSent) {
       // too late for an answer: logged here (Express's own handler would print the stack),
       // and the connection cut so that the client sees the response is incomplete
