@@ -92,6 +92,7 @@ const E415 = errorResponse(
 );
 export const E429 = errorResponse('Over a rate limit (with RateLimit and Retry-After headers)');
 export const E500 = errorResponse('Unexpected failure, without internals', 'Internal server error');
+const E503 = errorResponse('The database cannot be reached now (with Retry-After)', 'Service unavailable');
 
 export interface OperationSpec {
   tags: string[];
@@ -109,7 +110,7 @@ export interface OperationSpec {
 }
 
 /**
- * An operation with the errors every route can answer: 400 (malformed), 429, 500; 401 unless
+ * An operation with the errors every route can answer: 400 (malformed), 429, 500, 503; 401 unless
  * public; 403 when it checks a permission; 413 and 415 when it takes a body.
  */
 export function operation(spec: OperationSpec) {
@@ -132,6 +133,7 @@ export function operation(spec: OperationSpec) {
       ...(spec.requestBody && !spec.responses['415'] ? { 415: E415 } : {}),
       429: E429,
       500: E500,
+      503: E503,
     },
   };
 }

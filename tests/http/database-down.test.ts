@@ -5,6 +5,7 @@ import { createApp } from '../../src/app';
 import { createDb, type Db } from '../../src/lib/db';
 import { TokenService } from '../../src/modules/access';
 import { testConfig } from '../helpers/config';
+import { contractApp } from '../helpers/openapi';
 import { memoryLogger } from './http-helpers';
 
 /**
@@ -56,7 +57,8 @@ function appOn(port: number, close?: () => void) {
   const db = createDb(config.db);
   opened.push({ db, close });
   const log = memoryLogger();
-  const app = createApp({ db, config, logger: log.logger });
+  // every answer is checked against the OpenAPI document, as the suite's other apps are
+  const app = contractApp(createApp({ db, config, logger: log.logger }));
   // a well-signed token: the request gets as far as reading its user, which needs the database
   const token = new TokenService(config.jwt).signAccess({ id: 1, role_name: 'Super_admin', organization_id: 1, token_version: 0 });
   return { app, log, auth: { Authorization: `Bearer ${token}` } };
