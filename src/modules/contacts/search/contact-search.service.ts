@@ -15,7 +15,7 @@ export interface SearchInput {
 
 /**
  * GET /api/contacts/search: from the in-memory index when it is as new as the directory's
- * search version, else in SQL; both rank alike (search-index.ts, search.queries.ts).
+ * search version, else in SQL; both rank alike (snapshot.ts, search.queries.ts).
  */
 export class ContactSearch {
   private readonly db: Db;
