@@ -8,6 +8,7 @@ import { ValidationError } from './lib/errors';
 import { errorHandler, notFound } from './lib/http/errors';
 import { createRateLimiters } from './lib/http/rate-limit';
 import { requestLog } from './lib/http/request-log';
+import { wellFormedBody } from './lib/http/well-formed';
 import type { Logger } from './lib/logger';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
@@ -108,6 +109,7 @@ export function createApp(deps: AppDeps): Express {
     if (Array.isArray(req.body)) throw ValidationError.field('body', 'Body must be a JSON object');
     next();
   });
+  app.use(wellFormedBody);
 
   app.use('/api/auth', accountsRouter(services.accounts, { authenticate: requireAuth, loginLimiters: limiters.login }));
   app.use('/api/contacts', contactsRouter(services.contacts, requireAuth));

@@ -51,6 +51,13 @@ function answerError(err: unknown, req: Request, res: Response, logger: Logger):
     return;
   }
   const httpish = (err ?? {}) as HttpishError;
+  // the router could not decode a path parameter (`/api/contacts/%ff`): its name is not on the
+  // error, so the field is the path (by name, not instanceof: the error may come from another realm)
+  if ((err as Error | null)?.name === 'URIError' && httpish.status === 400) {
+    const errors = [{ field: 'path', message: 'The path is not valid percent-encoded UTF-8' }];
+    res.status(400).json({ status: 'error', message: 'Validation failed', errors });
+    return;
+  }
   if (httpish.type === 'entity.parse.failed') {
     res.status(400).json({ status: 'error', message: 'Malformed JSON body' });
     return;
