@@ -239,7 +239,8 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const config = loadConfig(process.env);
   await ensureDatabase(config.db);
-  const db = createDb(config.db);
+  // the bench seeds in bulk: no query time limit
+  const db = createDb({ ...config.db, queryTimeoutMs: 0 });
   const logger = createLogger({ level: 'warn' });
   await prepareDatabase(db, config, logger);
   const [{ n }] = await db('users').count({ n: '*' });

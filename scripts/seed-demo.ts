@@ -203,7 +203,8 @@ async function main() {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: 'warn' });
   await ensureDatabase(config.db);
-  const db = createDb(config.db);
+  // bulk loads run for long: no query time limit
+  const db = createDb({ ...config.db, queryTimeoutMs: 0 });
   const started = Date.now();
   try {
     await prepareDatabase(db, config, logger);

@@ -20,7 +20,8 @@ async function main(command: string | undefined): Promise<void> {
     return;
   }
   await ensureDatabase(config.db);
-  const db = createDb(config.db);
+  // migrations and seeding: no query time limit
+  const db = createDb({ ...config.db, queryTimeoutMs: 0 });
   try {
     if (command === 'migrate') {
       const [, applied] = await db.migrate.latest(MIGRATIONS);

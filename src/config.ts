@@ -147,6 +147,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       poolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
       connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
       acquireTimeoutMs: int(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
+      queryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000, 0, 3_600_000),
     },
     jwt: {
       secret: secret || DEVELOPMENT_DEFAULTS.jwtSecret,

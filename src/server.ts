@@ -18,8 +18,14 @@ async function main(): Promise<void> {
   }
 
   await ensureDatabase(config.db);
+  // migrations may run for long on a large database: their own connection, with no query time limit
+  const setup = createDb({ ...config.db, queryTimeoutMs: 0 }, logger);
+  try {
+    await prepareDatabase(setup, config, logger);
+  } finally {
+    await setup.destroy();
+  }
   const db = createDb(config.db, logger);
-  await prepareDatabase(db, config, logger);
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
     : undefined;

@@ -22,6 +22,8 @@ export interface DbConfig {
   connectTimeoutMs: number;
   /** how long a query may wait for a connection from the pool (then: the database is unavailable) */
   acquireTimeoutMs: number;
+  /** how long a MySQL query may wait for its answer; 0: no limit (migrations, bulk loads) */
+  queryTimeoutMs: number;
 }
 
 const MYSQL_SESSION: Array<{ sql: string; optional?: boolean }> = [
@@ -38,6 +40,37 @@ type RawConnection = {
   query?: (sql: string, cb: (err: Error | null) => void) => void;
   pragma?: (sql: string) => unknown;
 };
+
+type Callback = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => void;
+type DriverCall = (options: unknown, values?: unknown, cb?: Callback) => unknown;
+interface Mysql2Connection {
+  query: DriverCall;
+  execute: DriverCall;
+  destroy(): void;
+}
+
+/**
+ * Gives every query with a callback on this connection a time limit (mysql2's `timeout`; a
+ * stream, such as the search index's read of the directory, keeps none), and destroys the
+ * connection when one runs out: a server that froze in the middle of a query would otherwise
+ * hold the connection, and the request, for as long as it stays frozen. The pool then drops the
+ * connection (knex checks that its stream is open) and the request answers 503.
+ */
+function limitQueries(conn: Mysql2Connection, timeoutMs: number): void {
+  for (const method of ['query', 'execute'] as const) {
+    const call = conn[method].bind(conn);
+    conn[method] = (options, values, cb) => {
+      const callback = typeof values === 'function' ? (values as Callback) : cb;
+      if (!callback) return call(options, values, cb);
+      const limited = typeof options === 'string' ? { sql: options, timeout: timeoutMs } : { timeout: timeoutMs, ...(options as object) };
+      const done: Callback = (err, ...rest) => {
+        if (err?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+        callback(err, ...rest);
+      };
+      return typeof values === 'function' ? call(limited, done) : call(limited, values, done);
+    };
+  }
+}
 
 /**
  * Where knex's own warnings go: one line with the message (its first line: never a stack or a
@@ -115,6 +148,7 @@ export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
       min: 0,
       max: db.poolMax,
       afterCreate(conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) {
+        if (db.queryTimeoutMs > 0) limitQueries(conn as unknown as Mysql2Connection, db.queryTimeoutMs);
         const run = (i: number): void => {
           if (i === MYSQL_SESSION.length) return done(null, conn);
           conn.query!(MYSQL_SESSION[i].sql, (err) => {
