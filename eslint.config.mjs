@@ -20,6 +20,7 @@ const MODULE_DEPENDENCIES = {
   reference: ['access', 'contacts'],
   contacts: ['access', 'security'],
   accounts: ['access', 'contacts', 'security', 'reference'],
+  transfer: ['access', 'contacts', 'reference'],
 };
 
 // The application's outer shell: it wires modules together, so modules and lib must not import it.

@@ -1,5 +1,5 @@
 import { dialectOf, type Db } from '../src/lib/db';
-import { bulkInsert, loadData } from './bulk-insert';
+import { bulkInsert, loadData } from '../src/lib/db';
 import { pick } from './demo-data';
 import { Progress } from './progress';
 

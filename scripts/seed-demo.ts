@@ -18,7 +18,7 @@ import { prepareDatabase } from '../src/startup';
 import { changeDirectory, computePreorder, contactGrams, markSearchChanged, sortNameOf, writeLabels } from '../src/modules/contacts';
 import { seedFailedLogins } from './demo-security';
 import { personName, phoneNumber, pick, prng, treeShape } from './demo-data';
-import { bulkInsert, loadData } from './bulk-insert';
+import { bulkInsert, loadData } from '../src/lib/db';
 import { Progress } from './progress';
 import { nullableId } from '../src/lib/rows';
 

@@ -9,6 +9,7 @@ export const PERMISSIONS: Record<string, string> = {
   'contacts.move': 'Move contacts in the tree',
   'contacts.delete': 'Delete (deactivate) contacts',
   'contacts.bulk': 'Bulk delete and bulk move contacts',
+  'contacts.import': 'Import contacts from a CSV or Excel file',
   'contacts.reset_password': "Reset a contact's password",
   'users.register': 'Register users',
   'locations.write': 'Create, update and delete locations',
@@ -26,7 +27,7 @@ export const ROLES: Array<{ id: number; name: string; description: string; permi
     name: 'Admin',
     description: 'User management and system configuration',
     permissions: [
-      'contacts.read', 'contacts.create', 'contacts.update', 'contacts.move', 'contacts.reset_password',
+      'contacts.read', 'contacts.create', 'contacts.update', 'contacts.move', 'contacts.reset_password', 'contacts.import',
       'users.register', 'locations.write', 'reference.write', 'security.read_organization',
     ],
   },

@@ -16,6 +16,7 @@ import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchIndex
 import { locationsRouter, LocationsService } from './modules/locations';
 import { referenceRouter, ReferenceService, RolesService } from './modules/reference';
 import { securityRouter, SecurityService } from './modules/security';
+import { DirectoryExport, DirectoryImport, transferRouter } from './modules/transfer';
 import { openApiRouter } from './openapi/openapi.router';
 
 export interface AppDeps {
@@ -55,6 +56,12 @@ function createServices({ db, config, logger }: AppDeps) {
     locations: new LocationsService({ db }),
     security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
     reference: { reference: new ReferenceService({ db }), roles: new RolesService({ db }) },
+    transfer: {
+      db,
+      importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows }),
+      exporter: new DirectoryExport({ db }),
+      maxBytes: config.importLimits.maxBytes,
+    },
   };
 }
 
@@ -112,6 +119,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(wellFormedBody);
 
   app.use('/api/auth', accountsRouter(services.accounts, { authenticate: requireAuth, loginLimiters: limiters.login }));
+  // before the contacts router, whose /:id would take /export
+  app.use('/api/contacts', transferRouter(services.transfer, requireAuth));
   app.use('/api/contacts', contactsRouter(services.contacts, requireAuth));
   app.use('/api/locations', locationsRouter(services.locations, requireAuth));
   app.use('/api/security', securityRouter(services.security, requireAuth));

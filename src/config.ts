@@ -28,6 +28,8 @@ export interface Config {
   searchIndex: 'memory' | 'sql';
   /** the shortest time between two builds of that index; 0: a search waits for the build it needs */
   searchIndexRefreshMs: number;
+  /** the largest import file (bytes) and the most data rows it may hold */
+  importLimits: { maxBytes: number; maxRows: number };
 }
 
 /** Used only outside production, with a warning at start-up. */
@@ -180,6 +182,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     securitySummaryCacheMs: int(env, 'SECURITY_SUMMARY_CACHE_MS', 10_000, 0, 3_600_000),
     searchIndex: oneOf(env, 'SEARCH_INDEX', ['memory', 'sql'] as const, 'memory'),
     searchIndexRefreshMs: int(env, 'SEARCH_INDEX_REFRESH_MS', 5_000, 0, 3_600_000),
+    importLimits: {
+      maxBytes: int(env, 'IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxRows: int(env, 'IMPORT_MAX_ROWS', 100_000, 1, 10_000_000),
+    },
   };
   return deepFreeze(config);
 }

@@ -3,12 +3,13 @@ export interface FieldError {
   message: string;
 }
 
-/** An error whose status and message may be shown to the client as they are. */
+/** An error whose status and message may be shown to the client as they are (with `extra` fields beside them). */
 export class AppError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly errors?: FieldError[],
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
     this.name = new.target.name;

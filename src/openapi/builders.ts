@@ -104,6 +104,8 @@ export interface OperationSpec {
   permission?: string;
   params?: Param[];
   requestBody?: Schema;
+  /** a body other than JSON: its media types and schemas (an upload, say) */
+  requestContent?: Record<string, { schema: Schema }>;
   responses: Record<string, unknown>;
   /** public: no bearer token */
   public?: boolean;
@@ -124,6 +126,7 @@ export function operation(spec: OperationSpec) {
     ...(spec.public ? { security: [] } : {}),
     ...(spec.params?.length ? { parameters: spec.params } : {}),
     ...(spec.requestBody ? { requestBody: { required: true, ...json(spec.requestBody) } } : {}),
+    ...(spec.requestContent ? { requestBody: { required: true, content: spec.requestContent } } : {}),
     responses: {
       ...spec.responses,
       ...(spec.responses['400'] ? {} : { 400: E400 }),

@@ -5,6 +5,7 @@ import { docsPaths, healthPaths } from './paths/health';
 import { locationPaths, locationSchemas } from './paths/locations';
 import { referencePaths, referenceSchemas } from './paths/reference';
 import { securityPaths, securitySchemas } from './paths/security';
+import { transferPaths } from './paths/transfer';
 
 /**
  * The OpenAPI 3.1 document of the whole service, built from the same constants the code uses.
@@ -39,6 +40,7 @@ export function openApiDocument() {
       ...healthPaths,
       ...docsPaths,
       ...authPaths,
+      ...transferPaths,
       ...contactPaths,
       ...locationPaths,
       ...securityPaths,

@@ -47,7 +47,7 @@ export function errorHandler(logger: Logger) {
 
 function answerError(err: unknown, req: Request, res: Response, logger: Logger): void {
   if (err instanceof AppError) {
-    res.status(err.status).json({ status: 'error', message: err.message, ...(err.errors ? { errors: err.errors } : {}) });
+    res.status(err.status).json({ status: 'error', message: err.message, ...(err.errors ? { errors: err.errors } : {}), ...err.extra });
     return;
   }
   const httpish = (err ?? {}) as HttpishError;

@@ -170,30 +170,33 @@ export function oneOfRule(
 const PASSWORD_STRENGTH = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)/;
 
 /**
- * A password. `strength` applies the password rule (new passwords only); every password is
- * at most 72 bytes in UTF-8, because bcrypt silently ignores the bytes after that.
+ * What is wrong with a password, or null. `strength` applies the password rule (new passwords
+ * only); every password is at most 72 bytes in UTF-8, because bcrypt silently ignores the bytes
+ * after that. The chains below and the import's rows share it.
  */
+export function passwordProblem(value: string, label: string, strength: boolean): string | null {
+  if (Buffer.byteLength(value, 'utf8') > 72) return 'Password must be at most 72 bytes';
+  if (!strength) return null;
+  if (Array.from(value).length < 6) return `${label} must be at least 6 characters`;
+  if (!PASSWORD_STRENGTH.test(value)) return `${label} must contain at least one lowercase letter, one uppercase letter, and one number`;
+  return null;
+}
+
+/** A password field (passwordProblem). */
 export function passwordRule(
   chain: ValidationChain,
   label: string,
   options: Presence & { strength: boolean },
 ): ValidationChain {
-  let c = presence(chain, label, options)
+  return presence(chain, label, options)
     .custom((v) => typeof v === 'string')
     .withMessage(`${label} must be a string`)
     .bail()
-    .custom((v: string) => Buffer.byteLength(v, 'utf8') <= 72)
-    .withMessage('Password must be at most 72 bytes')
-    .bail();
-  if (options.strength) {
-    c = c
-      .custom(lengthBetween(6, Infinity))
-      .withMessage(`${label} must be at least 6 characters`)
-      .bail()
-      .matches(PASSWORD_STRENGTH)
-      .withMessage(`${label} must contain at least one lowercase letter, one uppercase letter, and one number`);
-  }
-  return c;
+    .custom((v: string) => {
+      const problem = passwordProblem(v, label, options.strength);
+      if (problem) throw new Error(problem);
+      return true;
+    });
 }
 
 /** A non-empty array of distinct positive integer ids, at most `max` of them. */

@@ -4,7 +4,7 @@
  * what this file exports (docs/architecture.md):
  *
  * - the user read model: findUser, findUserBySignIn (UserRecord), sessionSource (access's SessionSource);
- * - writes: insertContact, updateContact, setPassword, revokeTokensOfRole, markSignedIn; tree changes in a transaction
+ * - writes: insertContact, insertContactForest (many at once), updateContact, setPassword, revokeTokensOfRole, markSignedIn; tree changes in a transaction
  *   that holds the directory lock: changeDirectory(db, work, claim?);
  * - the checks before a write: assertUnique (with the caller's words for a taken e-mail or
  *   service number), assertChangeReferences;
@@ -14,11 +14,12 @@ export { contactsRouter } from './http/contacts.router';
 export { STATUSES } from './http/contacts.validators';
 export type { Contact, UserRecord } from './read/contact.record';
 export { ContactReads } from './read/contact-reads.service';
+export { exportBatches, type ExportRow } from './read/export.queries';
 export { FORMATS } from './read/formats';
 export { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from './read/list-input';
-export { ROLE_FILTERS } from './read/listing.queries';
+export { ROLE_FILTERS, type ContactFilters, type RoleFilter } from './read/listing.queries';
 export { UnitTrees } from './read/unit-tree.service';
-export { contactQuery, findUser, findUserBySignIn, findUserRow, sessionSource, userIdBySignIn } from './read/users.queries';
+export { contactQuery, findUser, findUserBySignIn, findUserRow, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './read/users.queries';
 export { ContactSearch } from './search/contact-search.service';
 export { contactGrams } from './search/grams';
 export { SearchIndex } from './search/search-index';
@@ -27,6 +28,7 @@ export { markSearchChanged } from './tree/lock';
 export { sortNameOf } from './tree/order';
 export { ContactWrites } from './write/contact-writes.service';
 export { insertContact, updateContact, type ContactChanges, type ContactInsert } from './write/contact.writer';
+export { insertContactForest, type ForestContact } from './write/forest.writer';
 export { markSignedIn, revokeTokensOfRole, setPassword } from './write/account.writer';
 export { assertChangeReferences } from './write/references';
 export { assertUnique, changeDirectory, type UniqueClaim, type UniqueField } from './write/uniqueness';

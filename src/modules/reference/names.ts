@@ -18,30 +18,106 @@ export interface ReferenceIdsByName {
   department_id: number | null;
 }
 
+type Named = { id: number; name: string };
+
 /**
- * Maps names to ids case-insensitively (docs/api.md, Sign-in, tokens and profile): a unit by name or code, a
- * department by name within that unit, the others by name. Every unknown name is a
- * validation failure on its field, all listed at once.
+ * Every unit, department, designation, rank and role, read once, found by name
+ * case-insensitively (docs/api.md, Sign-in, tokens and profile): a unit by name or code, a
+ * department by name within its unit, the others by name. Register uses it for one user, the
+ * import for every row of a file. Each finder returns the id, or undefined for an unknown name.
+ */
+export class ReferenceLookup {
+  private constructor(
+    private readonly units: Map<string, number>,
+    private readonly unitCodes: Map<string, number>,
+    private readonly departments: Map<string, number>,
+    private readonly designations: Map<string, number>,
+    private readonly ranks: Map<string, number>,
+    private readonly roles: Map<string, number>,
+    /** every record of each list, for the import template's lookup sheet */
+    readonly lists: {
+      units: Array<Named & { code: string | null }>;
+      departments: Array<Named & { unit_id: number }>;
+      designations: Named[];
+      ranks: Named[];
+      roles: Named[];
+    },
+  ) {}
+
+  static async load(db: Queryable): Promise<ReferenceLookup> {
+    const named = (r: Record<string, unknown>): Named => ({ id: Number(r.id), name: String(r.name) });
+    const units = (await db('units').orderBy('name').select('id', 'name', 'code')).map((u) => ({
+      ...named(u),
+      code: u.code === null ? null : String(u.code),
+    }));
+    const departments = (await db('departments').orderBy(['unit_id', 'name']).select('id', 'name', 'unit_id')).map((d) => ({
+      ...named(d),
+      unit_id: Number(d.unit_id),
+    }));
+    const designations = (await db('designations').orderBy('name').select('id', 'name')).map(named);
+    const ranks = (await db('ranks').orderBy('name').select('id', 'name')).map(named);
+    const roles = (await db('roles').orderBy('id').select('id', 'name')).map(named);
+    // the first record of a name wins, as a search through the list would find it
+    const byKey = <T extends Named>(rows: T[], key: (r: T) => string | null) => {
+      const map = new Map<string, number>();
+      for (const r of rows) {
+        const k = key(r);
+        if (k !== null && !map.has(k)) map.set(k, r.id);
+      }
+      return map;
+    };
+    const lower = (r: Named) => r.name.toLowerCase();
+    return new ReferenceLookup(
+      byKey(units, lower),
+      byKey(units, (u) => (u.code === null ? null : u.code.toLowerCase())),
+      byKey(departments, (d) => `${d.unit_id}:${d.name.toLowerCase()}`),
+      byKey(designations, lower),
+      byKey(ranks, lower),
+      byKey(roles, lower),
+      { units, departments, designations, ranks, roles },
+    );
+  }
+
+  unit(nameOrCode: string): number | undefined {
+    const wanted = nameOrCode.toLowerCase();
+    return this.units.get(wanted) ?? this.unitCodes.get(wanted);
+  }
+
+  department(unitId: number, name: string): number | undefined {
+    return this.departments.get(`${unitId}:${name.toLowerCase()}`);
+  }
+
+  designation(name: string): number | undefined {
+    return this.designations.get(name.toLowerCase());
+  }
+
+  rank(name: string): number | undefined {
+    return this.ranks.get(name.toLowerCase());
+  }
+
+  role(name: string): number | undefined {
+    return this.roles.get(name.toLowerCase());
+  }
+}
+
+/**
+ * Maps the names of one request to ids (ReferenceLookup). Every unknown name is a validation
+ * failure on its field, all listed at once.
  */
 export async function resolveReferenceNames(db: Queryable, input: ReferenceNames): Promise<ReferenceIdsByName> {
+  const lookup = await ReferenceLookup.load(db);
   const errors: FieldError[] = [];
-  const find = async (table: string, field: string, value: string | undefined, where?: object, alsoCode = false) => {
-    if (value === undefined) return null;
-    const wanted = value.toLowerCase();
-    const query = db(table).select('id', 'name', ...(alsoCode ? ['code'] : []));
-    if (where) query.where(where);
-    const rows = await query;
-    const hit =
-      rows.find((r) => String(r.name).toLowerCase() === wanted) ??
-      (alsoCode ? rows.find((r) => r.code !== null && String(r.code).toLowerCase() === wanted) : undefined);
-    if (!hit) errors.push({ field, message: `Unknown ${field}` });
-    return hit ? Number(hit.id) : null;
+  const found = (field: string, id: number | undefined) => {
+    if (id === undefined) errors.push({ field, message: `Unknown ${field}` });
+    return id ?? null;
   };
-  const unitId = await find('units', 'unit', input.unit, undefined, true);
-  const designationId = await find('designations', 'designation', input.designation);
-  const rankId = await find('ranks', 'rank', input.rank);
-  const roleId = await find('roles', 'role', input.role);
-  const departmentId = unitId === null ? null : await find('departments', 'department', input.department, { unit_id: unitId });
+  const optional = (field: string, value: string | undefined, find: (v: string) => number | undefined) =>
+    value === undefined ? null : found(field, find(value));
+  const unitId = found('unit', lookup.unit(input.unit));
+  const designationId = found('designation', lookup.designation(input.designation));
+  const rankId = optional('rank', input.rank, (v) => lookup.rank(v));
+  const roleId = found('role', lookup.role(input.role));
+  const departmentId = unitId === null ? null : optional('department', input.department, (v) => lookup.department(unitId, v));
   if (errors.length > 0) throw new ValidationError(errors);
   return { unit_id: unitId!, designation_id: designationId!, rank_id: rankId, role_id: roleId!, department_id: departmentId };
 }

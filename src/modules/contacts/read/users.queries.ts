@@ -28,6 +28,7 @@ const NAMES: Record<string, [string, Join]> = {
   department_name: ['d.name as department_name', 'd'],
   designation_name: ['ds.name as designation_name', 'ds'],
   parent_name: ['p.name as parent_name', 'p'],
+  parent_service_no: ['p.service_no as parent_service_no', 'p'],
   role_name: ['r.name as role_name', 'r'],
   permission_names: ['r.permission_names', 'r'],
 };
@@ -44,7 +45,7 @@ const SESSION_FIELDS: Array<keyof SessionRecord> = [
 ];
 
 /** `users as u` with the given fields and the joins they need. */
-function userQuery(db: Queryable, fields: readonly string[]): Knex.QueryBuilder {
+export function userQuery(db: Queryable, fields: readonly string[]): Knex.QueryBuilder {
   const q = db('users as u');
   const needed = new Set<Join>();
   const columns = fields.map((field) => {
@@ -116,8 +117,12 @@ export interface UserRow {
   service_no: string;
   phone: string | null;
   mobile: string | null;
+  alternative_mobile: string | null;
   unit_id: number;
   department_id: number | null;
+  designation_id: number;
+  rank_id: number | null;
+  status: string;
   parent_id: number | null;
   role_id: number;
   organization_id: number;
@@ -129,15 +134,19 @@ export async function findUserRow(db: Queryable, id: number): Promise<UserRow | 
   return (await findUserRows(db, [id]))[0] ?? null;
 }
 
-/** The rows of those ids that exist, in no particular order. */
-export async function findUserRows(db: Queryable, ids: readonly number[]): Promise<UserRow[]> {
+/** The rows whose `by` (the id by default; or a unique key) is one of `values`, in no particular order. */
+export async function findUserRows(
+  db: Queryable,
+  values: ReadonlyArray<number | string>,
+  by: 'id' | 'service_no' | 'email' = 'id',
+): Promise<UserRow[]> {
   const rows: UserRow[] = [];
-  for (const chunk of chunks(ids, 1000)) {
+  for (const chunk of chunks(values, 1000)) {
     const found = await db('users')
-      .whereIn('id', chunk)
+      .whereIn(by, chunk)
       .select(
-        'id', 'name', 'email', 'service_no', 'phone', 'mobile', 'unit_id', 'department_id', 'parent_id',
-        'role_id', 'organization_id', 'is_active', 'token_version',
+        'id', 'name', 'email', 'service_no', 'phone', 'mobile', 'alternative_mobile', 'unit_id', 'department_id',
+        'designation_id', 'rank_id', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version',
       );
     for (const row of found) {
       rows.push({
@@ -145,6 +154,8 @@ export async function findUserRows(db: Queryable, ids: readonly number[]): Promi
         id: Number(row.id),
         unit_id: Number(row.unit_id),
         department_id: nullableId(row.department_id),
+        designation_id: Number(row.designation_id),
+        rank_id: nullableId(row.rank_id),
         parent_id: nullableId(row.parent_id),
         role_id: Number(row.role_id),
         organization_id: Number(row.organization_id),

@@ -22,6 +22,9 @@ import { ORD_LIMIT, ORD_STEP, writeLabels } from './labels';
  * serialized, so the reads here see a tree that nobody else is changing.
  */
 
+/** Stand-in ids of new rows (labelsForNew): above every real id, exact as numbers. */
+const NEW_ROW_ID = 2 ** 52;
+
 /** A relabelled window leaves at least this much room between rows. */
 const WINDOW_SPACING = 2 ** 10;
 
@@ -115,10 +118,6 @@ export class TreeOrder {
   /** moveSubtrees for roots none of which lies inside another's subtree. */
   private async placeSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
     if (rootIds.length === 0) return;
-    const parent = parentId === null ? null : await this.trx('users').where({ id: parentId }).first('tree_ord', 'depth');
-    if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
-    const baseDepth = parent ? Number(parent.depth) + 1 : 0;
-
     // 1. Take every moving subtree out of the order: negated labels stay distinct and are < 0.
     const subtrees: SubtreeToPlace[] = [];
     for (const id of rootIds) {
@@ -145,6 +144,49 @@ export class TreeOrder {
     for (const s of subtrees) s.sortName = names.get(s.id)!;
     subtrees.sort((a, b) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id);
 
+    await this.labelsAmongSiblings(parentId, subtrees, true);
+  }
+
+  /**
+   * Labels for new rows, not yet in the table: each subtree, its rows in pre-order with depths
+   * relative to its root and any distinct numeric `key`s, goes under `parentId`, the subtrees
+   * in the order given (sorted by sort name), each after its placed namesakes. Neighbours are
+   * relabelled here when a gap is too narrow; the new rows' labels and depths are returned by
+   * key, for the caller to insert the rows with.
+   */
+  async labelsForNew(
+    parentId: number | null,
+    subtrees: ReadonlyArray<{ sortName: string; rows: ReadonlyArray<{ key: number; depth: number }> }>,
+  ): Promise<Map<number, { tree_ord: number; depth: number }>> {
+    // stand-in ids above every real id: each new root sorts after its placed namesakes, the new
+    // roots keep the order given, and no new row is taken for a row of the table
+    const keys: number[] = [];
+    const toPlace: SubtreeToPlace[] = subtrees.map((s) => {
+      const rows = s.rows.map((r) => ({ id: NEW_ROW_ID + keys.push(r.key) - 1, depth: r.depth }));
+      return { id: rows[0].id, sortName: s.sortName, rows };
+    });
+    const labels = new Map<number, { tree_ord: number; depth: number }>();
+    for (const l of await this.labelsAmongSiblings(parentId, toPlace, false)) {
+      labels.set(keys[l.id - NEW_ROW_ID], { tree_ord: l.tree_ord, depth: l.depth });
+    }
+    return labels;
+  }
+
+  /**
+   * Steps 2 and 3 of placing subtrees (taken out of the order, sorted) under `parentId`. Rows
+   * in the table (`write`) are labelled group by group, so that each gap is measured with the
+   * groups before it in place. New rows (not `write`) stay in memory: they are the `virtual` rows
+   * that makeRoom relabels with the table's, and their labels are returned.
+   */
+  private async labelsAmongSiblings(
+    parentId: number | null,
+    subtrees: SubtreeToPlace[],
+    write: boolean,
+  ): Promise<Array<OrderedRow & { tree_ord: number }>> {
+    const parent = parentId === null ? null : await this.trx('users').where({ id: parentId }).first('tree_ord', 'depth');
+    if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
+    const baseDepth = parent ? Number(parent.depth) + 1 : 0;
+
     // 2. Group them by the gap they go into: the same next sibling (or none: the end).
     const groups: Array<{ nextId: number | null; subtrees: SubtreeToPlace[] }> = [];
     for (const s of subtrees) {
@@ -155,6 +197,7 @@ export class TreeOrder {
     }
 
     // 3. Fill each gap, making room where it is too narrow.
+    const virtual = new Map<number, OrderedRow & { tree_ord: number }>();
     for (const group of groups) {
       const rows: OrderedRow[] = [];
       for (const s of group.subtrees) {
@@ -170,9 +213,14 @@ export class TreeOrder {
       } else {
         after = ORD_LIMIT;
       }
-      const before = await this.lastLabelBefore(after);
-      await this.fill(before, after, rows);
+      let before = await this.lastLabelBefore(after);
+      let spacing = Math.min(ORD_STEP, Math.floor((after - before) / (rows.length + 1)));
+      if (spacing < 1) ({ before, spacing } = await this.makeRoom(before, after, rows.length, virtual));
+      const labelled = rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) }));
+      if (write) await writeLabels(this.trx, labelled);
+      else for (const l of labelled) virtual.set(l.id, l);
     }
+    return [...virtual.values()];
   }
 
   /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows. */
@@ -198,46 +246,54 @@ export class TreeOrder {
     return row ? Number(row.tree_ord) : 0;
   }
 
-  /** Gives `rows`, in order, labels strictly between `before` and `after`. */
-  private async fill(before: number, after: number, rows: OrderedRow[]): Promise<void> {
-    let spacing = Math.min(ORD_STEP, Math.floor((after - before) / (rows.length + 1)));
-    if (spacing < 1) {
-      ({ before, spacing } = await this.makeRoom(before, after, rows.length));
-    }
-    await writeLabels(this.trx, rows.map((r, i) => ({ id: r.id, tree_ord: before + spacing * (i + 1), depth: r.depth })));
-  }
-
   /**
    * Spreads out the rows around the gap (before, after) so that `count` more fit in it.
    * The window grows by doubling on both sides until its labels leave WINDOW_SPACING per row
    * (or it spans the whole order). Returns the label after which the new rows go and their spacing.
+   * `virtual` rows (labelled, not yet inserted) are relabelled in memory along with the table's.
    */
-  private async makeRoom(before: number, after: number, count: number): Promise<{ before: number; spacing: number }> {
+  private async makeRoom(
+    before: number,
+    after: number,
+    count: number,
+    virtual: ReadonlyMap<number, { tree_ord: number }> = new Map(),
+  ): Promise<{ before: number; spacing: number }> {
+    const near = (side: 'left' | 'right', rows: Array<{ id: unknown; tree_ord: unknown }>, width: number) => {
+      const all = rows.map((r) => ({ id: Number(r.id), tree_ord: Number(r.tree_ord) }));
+      for (const [id, v] of virtual) {
+        if (side === 'left' ? v.tree_ord <= before : v.tree_ord >= after) all.push({ id, tree_ord: v.tree_ord });
+      }
+      all.sort((x, y) => (side === 'left' ? y.tree_ord - x.tree_ord : x.tree_ord - y.tree_ord));
+      return all.slice(0, width + 1);
+    };
     for (let width = 8; ; width *= 2) {
-      const left = await this.trx('users')
-        .where('tree_ord', '>', 0)
-        .andWhere('tree_ord', '<=', before)
-        .orderBy('tree_ord', 'desc')
-        .limit(width + 1)
-        .select('id', 'tree_ord');
-      const right = await this.trx('users')
-        .where('tree_ord', '>=', after)
-        .orderBy('tree_ord')
-        .limit(width + 1)
-        .select('id', 'tree_ord');
-      const low = left.length > width ? Number(left.pop()!.tree_ord) : 0;
-      const high = right.length > width ? Number(right.pop()!.tree_ord) : ORD_LIMIT;
+      const left = near(
+        'left',
+        await this.trx('users').where('tree_ord', '>', 0).andWhere('tree_ord', '<=', before).orderBy('tree_ord', 'desc').limit(width + 1).select('id', 'tree_ord'),
+        width,
+      );
+      const right = near(
+        'right',
+        await this.trx('users').where('tree_ord', '>=', after).orderBy('tree_ord').limit(width + 1).select('id', 'tree_ord'),
+        width,
+      );
+      const low = left.length > width ? left.pop()!.tree_ord : 0;
+      const high = right.length > width ? right.pop()!.tree_ord : ORD_LIMIT;
       const slots = left.length + count + right.length + 1;
       const spacing = Math.floor((high - low) / slots);
       const whole = low === 0 && high === ORD_LIMIT;
       if (spacing >= WINDOW_SPACING || (whole && spacing >= 1)) {
         left.reverse();
         const labels: Array<{ id: number; tree_ord: number }> = [];
-        left.forEach((r, i) => labels.push({ id: Number(r.id), tree_ord: low + spacing * (i + 1) }));
-        right.forEach((r, i) =>
-          labels.push({ id: Number(r.id), tree_ord: low + spacing * (left.length + count + i + 1) }),
-        );
-        await writeLabels(this.trx, labels);
+        left.forEach((r, i) => labels.push({ id: r.id, tree_ord: low + spacing * (i + 1) }));
+        right.forEach((r, i) => labels.push({ id: r.id, tree_ord: low + spacing * (left.length + count + i + 1) }));
+        const inTable: typeof labels = [];
+        for (const l of labels) {
+          const v = virtual.get(l.id);
+          if (v) v.tree_ord = l.tree_ord;
+          else inTable.push(l);
+        }
+        await writeLabels(this.trx, inTable);
         return { before: low + spacing * left.length, spacing };
       }
       if (whole) throw new Error('tree-order: the order key space is exhausted');

@@ -1,14 +1,18 @@
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import { chunks } from '../src/lib/chunks';
-import type { Progress } from './progress';
+import { chunks } from '../chunks';
 
 /**
  * Multi-row INSERT ... VALUES written directly: knex builds SQLite's multi-row inserts as a
  * compound SELECT (capped at 500 terms, and slow to parse). Batches stay under SQLite's
  * 32,766 bound parameters and MySQL's packet size.
  */
-export async function bulkInsert(trx: Knex.Transaction, table: string, rows: Array<Record<string, unknown>>, progress?: Progress) {
+export async function bulkInsert(
+  trx: Knex.Transaction,
+  table: string,
+  rows: Array<Record<string, unknown>>,
+  progress?: { advance(count: number): void },
+): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]);
   const size = Math.max(1, Math.min(5000, Math.floor(30000 / columns.length)));

@@ -1,0 +1,138 @@
+import type { Knex } from 'knex';
+import { chunks } from '../../../lib/chunks';
+import { bulkInsert } from '../../../lib/db';
+import { compareCodePoints } from '../../../lib/text';
+import { contactGrams } from '../search/grams';
+import { markSearchChanged } from '../tree/lock';
+import { sortNameOf, TreeOrder } from '../tree/order';
+import type { ContactInsert } from './contact.writer';
+
+/** A new contact of a forest: its parent is a contact already in the directory, another new one (by service number), or none. */
+export interface ForestContact extends Omit<ContactInsert, 'parent_id'> {
+  parent: { id: number } | { serviceNo: string } | null;
+}
+
+/** Rows per INSERT of contacts, and contacts whose search grams go in one sorted batch. */
+const INSERT_ROWS = 1000;
+const GRAM_CONTACTS = 2000;
+
+interface Node {
+  index: number;
+  contact: ForestContact;
+  sortName: string;
+  children: Node[];
+  /** levels below the root of its new subtree */
+  level: number;
+}
+
+/**
+ * Inserts many new contacts at once, in a transaction that holds the directory lock
+ * (changeDirectory). The caller has checked every rule a single create checks: unique e-mails
+ * and service numbers, references, and parents that are active contacts of the same unit or
+ * new contacts of the forest, with no cycle among them.
+ *
+ * The rows go in with their final order keys: each new subtree is labelled in memory
+ * (TreeOrder.labelsForNew, one gap per group of siblings), then inserted a level at a time, so
+ * a row's parent has its id before the row is written, and siblings get ids in their order.
+ * The search grams follow in sorted batches, and the search version changes once.
+ * Returns the new ids by service number.
+ */
+export async function insertContactForest(trx: Knex.Transaction, contacts: readonly ForestContact[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  if (contacts.length === 0) return ids;
+  const nodes: Node[] = contacts.map((contact, index) => ({ index, contact, sortName: sortNameOf(contact.name), children: [], level: 0 }));
+  const byServiceNo = new Map(nodes.map((n) => [n.contact.service_no, n]));
+  const rootsByParent = new Map<number | null, Node[]>();
+  for (const node of nodes) {
+    const parent = node.contact.parent;
+    if (parent && 'serviceNo' in parent) {
+      const p = byServiceNo.get(parent.serviceNo);
+      if (!p) throw new Error(`forest: parent ${parent.serviceNo} is not in the forest`);
+      p.children.push(node);
+    } else {
+      const key = parent ? parent.id : null;
+      const list = rootsByParent.get(key) ?? [];
+      list.push(node);
+      rootsByParent.set(key, list);
+    }
+  }
+  const bySiblingOrder = (a: Node, b: Node) => compareCodePoints(a.sortName, b.sortName) || a.index - b.index;
+
+  // labels and depths, one gap group per parent already in the directory
+  const tree = new TreeOrder(trx);
+  const labels = new Map<number, { tree_ord: number; depth: number }>();
+  for (const [parentId, roots] of rootsByParent) {
+    roots.sort(bySiblingOrder);
+    const subtrees = roots.map((root) => ({ sortName: root.sortName, rows: preorder(root, bySiblingOrder) }));
+    for (const [key, label] of await tree.labelsForNew(parentId, subtrees)) labels.set(key, label);
+  }
+
+  // a level at a time, each in label order
+  const levels: Node[][] = [];
+  for (const node of nodes) (levels[node.level] ??= []).push(node);
+  const now = new Date();
+  for (const level of levels) {
+    level.sort((a, b) => labels.get(a.index)!.tree_ord - labels.get(b.index)!.tree_ord);
+    for (const chunk of chunks(level, INSERT_ROWS)) {
+      const rows = chunk.map((n) => rowOf(n, labels.get(n.index)!, ids, now));
+      await bulkInsert(trx, 'users', rows);
+      const written = await trx('users').whereIn('service_no', chunk.map((n) => n.contact.service_no)).select('id', 'service_no');
+      for (const r of written) ids.set(String(r.service_no), Number(r.id));
+    }
+  }
+
+  // the search index, each batch in key order (gram, contact)
+  for (const chunk of chunks(nodes, GRAM_CONTACTS)) {
+    const postings: Array<{ gram: number; contact_id: number }> = [];
+    for (const n of chunk) {
+      const id = ids.get(n.contact.service_no)!;
+      for (const gram of contactGrams(n.contact)) postings.push({ gram, contact_id: id });
+    }
+    postings.sort((a, b) => a.gram - b.gram || a.contact_id - b.contact_id);
+    await bulkInsert(trx, 'contact_search_grams', postings);
+  }
+  await markSearchChanged(trx);
+  return ids;
+}
+
+/** The subtree of `root` in pre-order, each row keyed by its node's index, levels set on the nodes. */
+function preorder(root: Node, order: (a: Node, b: Node) => number): Array<{ key: number; depth: number }> {
+  const rows: Array<{ key: number; depth: number }> = [];
+  const stack: Array<{ node: Node; depth: number }> = [{ node: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    node.level = depth;
+    rows.push({ key: node.index, depth });
+    node.children.sort(order);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i], depth: depth + 1 });
+  }
+  return rows;
+}
+
+function rowOf(node: Node, label: { tree_ord: number; depth: number }, ids: ReadonlyMap<string, number>, now: Date): Record<string, unknown> {
+  const { parent, ...c } = node.contact;
+  const parentId = parent === null ? null : 'id' in parent ? parent.id : ids.get(parent.serviceNo)!;
+  return {
+    name: c.name,
+    sort_name: node.sortName,
+    email: c.email,
+    service_no: c.service_no,
+    password_hash: c.password_hash ?? null,
+    phone: c.phone ?? null,
+    mobile: c.mobile ?? null,
+    alternative_mobile: c.alternative_mobile ?? null,
+    rank_id: c.rank_id ?? null,
+    unit_id: c.unit_id,
+    department_id: c.department_id ?? null,
+    designation_id: c.designation_id,
+    parent_id: parentId,
+    role_id: c.role_id ?? 3,
+    organization_id: c.organization_id ?? 1,
+    status: c.status ?? 'offline',
+    tree_ord: label.tree_ord,
+    depth: label.depth,
+    is_active: true,
+    created_at: now,
+    updated_at: now,
+  };
+}

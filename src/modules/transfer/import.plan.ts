@@ -1,0 +1,299 @@
+import type { Knex } from 'knex';
+import { ForbiddenError } from '../../lib/errors';
+import type { AuthContext } from '../../lib/http/auth-context';
+import { assertRoleWithinReach } from '../access';
+import { findUserRows, type ContactChanges, type ForestContact, type UserRow } from '../contacts';
+import { ReferenceLookup } from '../reference';
+import { REQUIRED_TO_CREATE, type ImportRow, type RowError } from './import.rows';
+
+export type ImportMode = 'create' | 'upsert';
+
+/** Where a row's contact goes: under a contact of the directory, under another row's (by service number), at the top; undefined: where it is. */
+export type ParentRef = { id: number } | { serviceNo: string } | null;
+
+export interface PlannedUpdate {
+  row: number;
+  current: UserRow;
+  changes: ContactChanges;
+  parent: ParentRef | undefined;
+  /** rows above it in the file's own tree: updates run parents first */
+  level: number;
+}
+
+export interface Plan {
+  creates: Array<{ row: number; contact: ForestContact; password: string | null }>;
+  updates: PlannedUpdate[];
+  unchanged: number;
+  errors: RowError[];
+}
+
+interface Resolved {
+  input: ImportRow;
+  serviceNo: string;
+  current?: UserRow;
+  unitId?: number;
+  fields: Partial<ContactChanges>;
+  parent?: ParentRef;
+  parentRow?: Resolved;
+}
+
+const TAKEN = 'Service number or email already exists';
+const TEXT_FIELDS = ['name', 'email', 'phone', 'mobile', 'alternative_mobile', 'status'] as const;
+const CLEARABLE = new Set<string>(['mobile', 'alternative_mobile']);
+
+/**
+ * Checks every row of a file against the directory, inside the import's transaction (which
+ * holds the directory lock), and says what the import writes: the contacts it creates (a
+ * forest), the contacts it updates (upsert), and every row error. Nothing is written here.
+ */
+export async function planImport(trx: Knex.Transaction, rows: ImportRow[], mode: ImportMode, actor: AuthContext): Promise<Plan> {
+  const errors: RowError[] = [];
+  const fail = (r: ImportRow, field: string, message: string) => errors.push({ row: r.row, field, message });
+  const lookup = await ReferenceLookup.load(trx);
+
+  // one row per service number and per e-mail
+  const bySn = new Map<string, Resolved>();
+  const emailRow = new Map<string, number>();
+  const resolved: Resolved[] = [];
+  for (const input of rows) {
+    const sn = input.values.service_no;
+    if (!sn) {
+      fail(input, 'service_no', 'Service number is required');
+      continue;
+    }
+    const other = bySn.get(sn);
+    if (other) {
+      fail(input, 'service_no', `Service number ${sn} is also on row ${other.input.row}`);
+      continue;
+    }
+    const email = input.values.email;
+    if (email) {
+      if (emailRow.has(email)) fail(input, 'email', `Email ${email} is also on row ${emailRow.get(email)}`);
+      else emailRow.set(email, input.row);
+    }
+    const r: Resolved = { input, serviceNo: sn, fields: {} };
+    bySn.set(sn, r);
+    resolved.push(r);
+  }
+
+  const existing = new Map((await findUserRows(trx, [...bySn.keys()], 'service_no')).map((u) => [u.service_no, u]));
+  const holders = new Map((await findUserRows(trx, [...emailRow.keys()], 'email')).map((u) => [u.email, u]));
+
+  for (const r of resolved) {
+    const { input } = r;
+    const v = input.values;
+    const current = existing.get(r.serviceNo);
+    if (current) {
+      if (mode === 'create') fail(input, 'service_no', TAKEN);
+      else if (!current.is_active) fail(input, 'service_no', 'This service number belongs to a deactivated contact');
+      else r.current = current;
+      if (v.password) fail(input, 'password', 'An import sets the password of new contacts only; reset an existing contact\'s password instead');
+    } else {
+      for (const [column, message] of REQUIRED_TO_CREATE) if (!v[column]) fail(input, column, message);
+    }
+    const holder = v.email ? holders.get(v.email) : undefined;
+    if (holder && holder.service_no !== r.serviceNo) fail(input, 'email', TAKEN);
+    resolveNames(r, lookup, (field, message) => fail(input, field, message));
+  }
+
+  await checkReach(trx, resolved, lookup, actor, fail);
+  await resolveParents(trx, resolved, bySn, existing, fail);
+  return { ...toWrites(resolved, actor), errors };
+}
+
+/** Names to ids: every name that matches nothing is an error naming the column and the value. */
+function resolveNames(r: Resolved, lookup: ReferenceLookup, fail: (field: string, message: string) => void): void {
+  const v = r.input.values;
+  const unknown = (field: string, value: string) => fail(field, `Unknown ${field}: ${value}`);
+  const f = r.fields;
+  for (const key of TEXT_FIELDS) {
+    const value = v[key];
+    // an empty cell clears an optional field; a required one keeps its value
+    if (value === undefined || (value === null && !CLEARABLE.has(key))) continue;
+    f[key] = value as string;
+  }
+  r.unitId = r.current?.unit_id;
+  if (v.unit) {
+    r.unitId = lookup.unit(v.unit);
+    if (r.unitId === undefined) unknown('unit', v.unit);
+    else f.unit_id = r.unitId;
+  }
+  if (v.department !== undefined) {
+    if (v.department === null) f.department_id = null;
+    else if (r.unitId !== undefined) {
+      const id = lookup.department(r.unitId, v.department);
+      if (id === undefined) fail('department', `Unknown department in unit ${v.unit ?? r.unitId}: ${v.department}`);
+      else f.department_id = id;
+    }
+  }
+  if (v.designation) {
+    const id = lookup.designation(v.designation);
+    if (id === undefined) unknown('designation', v.designation);
+    else f.designation_id = id;
+  }
+  if (v.rank !== undefined) {
+    const id = v.rank === null ? null : lookup.rank(v.rank);
+    if (id === undefined) unknown('rank', v.rank!);
+    else f.rank_id = id;
+  }
+  const role = v.role ?? (r.current ? undefined : 'User');
+  if (role) {
+    const id = lookup.role(role);
+    if (id === undefined) unknown('role', role);
+    else f.role_id = id;
+  }
+}
+
+/** The privilege ceiling (docs/api.md): no row gives a role, or changes a contact holding one, above the caller's reach. */
+async function checkReach(
+  trx: Knex.Transaction,
+  resolved: Resolved[],
+  lookup: ReferenceLookup,
+  actor: AuthContext,
+  fail: (r: ImportRow, field: string, message: string) => void,
+): Promise<void> {
+  const reach = new Map<number, boolean>();
+  const within = async (roleId: number) => {
+    if (!reach.has(roleId)) {
+      try {
+        await assertRoleWithinReach(trx, actor, roleId);
+        reach.set(roleId, true);
+      } catch (err) {
+        if (!(err instanceof ForbiddenError)) throw err;
+        reach.set(roleId, false);
+      }
+    }
+    return reach.get(roleId)!;
+  };
+  const roleName = (id: number) => lookup.lists.roles.find((r) => r.id === id)?.name ?? String(id);
+  for (const r of resolved) {
+    if (r.current && !(await within(r.current.role_id))) fail(r.input, 'service_no', 'Insufficient permissions to change this contact');
+    const roleId = r.fields.role_id;
+    if (roleId !== undefined && !(await within(roleId))) fail(r.input, 'role', `Insufficient permissions to give the role ${roleName(roleId)}`);
+  }
+}
+
+/**
+ * Each row's parent: another row of the file (by service number, in any order) or an active
+ * contact of the directory, in the same unit; a cycle among the rows is an error on each of its rows.
+ */
+async function resolveParents(
+  trx: Knex.Transaction,
+  resolved: Resolved[],
+  bySn: ReadonlyMap<string, Resolved>,
+  existing: ReadonlyMap<string, UserRow>,
+  fail: (r: ImportRow, field: string, message: string) => void,
+): Promise<void> {
+  const outside = new Set<string>();
+  for (const r of resolved) {
+    const p = r.input.values.parent_service_no;
+    if (p && !bySn.has(p) && !existing.has(p)) outside.add(p);
+  }
+  const directory = new Map(existing);
+  for (const u of await findUserRows(trx, [...outside], 'service_no')) directory.set(u.service_no, u);
+
+  for (const r of resolved) {
+    const p = r.input.values.parent_service_no;
+    if (p === undefined) {
+      if (!r.current) r.parent = null;
+      continue;
+    }
+    if (p === null) {
+      r.parent = null;
+      continue;
+    }
+    if (p === r.serviceNo) {
+      fail(r.input, 'parent_service_no', 'Cannot move a contact under itself or one of its descendants');
+      continue;
+    }
+    const inFile = bySn.get(p);
+    const inDirectory = directory.get(p);
+    const parentUnit = inFile ? inFile.unitId : inDirectory?.is_active ? inDirectory.unit_id : undefined;
+    if (!inFile && (!inDirectory || !inDirectory.is_active)) {
+      fail(r.input, 'parent_service_no', `Parent contact not found: ${p}`);
+      continue;
+    }
+    if (parentUnit !== undefined && r.unitId !== undefined && parentUnit !== r.unitId) {
+      fail(r.input, 'parent_service_no', 'Parent must belong to the same unit');
+      continue;
+    }
+    // a contact of the directory that the file also holds may change: it is placed as a row is
+    if (inFile) {
+      r.parentRow = inFile;
+      r.parent = inFile.current ? { id: inFile.current.id } : { serviceNo: p };
+    } else {
+      r.parent = { id: inDirectory!.id };
+    }
+  }
+
+  // cycles among the rows: walk up from each row, marking the rows of the walk
+  const state = new Map<Resolved, 'walking' | 'done'>();
+  for (const start of resolved) {
+    const walk: Resolved[] = [];
+    let at: Resolved | undefined = start;
+    while (at && !state.has(at)) {
+      state.set(at, 'walking');
+      walk.push(at);
+      at = at.parentRow;
+    }
+    if (at && state.get(at) === 'walking') {
+      for (let i = walk.indexOf(at); i < walk.length; i++) {
+        fail(walk[i].input, 'parent_service_no', 'Cannot move a contact under itself or one of its descendants');
+      }
+    }
+    for (const r of walk) state.set(r, 'done');
+  }
+}
+
+/** What the rows write: new contacts as a forest, changed contacts with their changes, and how many stay as they are. */
+function toWrites(resolved: Resolved[], actor: AuthContext): Omit<Plan, 'errors'> {
+  const plan: Omit<Plan, 'errors'> = { creates: [], updates: [], unchanged: 0 };
+  const levels = new Map<Resolved, number>();
+  const levelOf = (r: Resolved): number => {
+    const chain: Resolved[] = [];
+    let at: Resolved | undefined = r;
+    while (at && !levels.has(at) && !chain.includes(at)) {
+      chain.push(at);
+      at = at.parentRow;
+    }
+    let level = at && levels.has(at) ? levels.get(at)! : -1;
+    for (let i = chain.length - 1; i >= 0; i--) levels.set(chain[i], ++level);
+    return levels.get(r)!;
+  };
+  for (const r of resolved) {
+    const v = r.input.values;
+    if (!r.current) {
+      const f = r.fields;
+      plan.creates.push({
+        row: r.input.row,
+        password: v.password ?? null,
+        contact: {
+          name: f.name!, email: f.email!, service_no: r.serviceNo, phone: f.phone ?? null, mobile: f.mobile ?? null,
+          alternative_mobile: f.alternative_mobile ?? null, unit_id: f.unit_id!, department_id: f.department_id ?? null,
+          designation_id: f.designation_id!, rank_id: f.rank_id ?? null, role_id: f.role_id, status: f.status ?? undefined,
+          organization_id: actor.organizationId, parent: r.parent ?? null,
+        },
+      });
+      continue;
+    }
+    const changes = changedFields(r.current, r.fields);
+    const parentChanged = r.parent !== undefined && !sameParent(r.current, r.parent);
+    if (Object.keys(changes).length === 0 && !parentChanged) plan.unchanged++;
+    else plan.updates.push({ row: r.input.row, current: r.current, changes, parent: parentChanged ? r.parent : undefined, level: levelOf(r) });
+  }
+  plan.updates.sort((a, b) => a.level - b.level);
+  return plan;
+}
+
+function changedFields(current: UserRow, fields: Partial<ContactChanges>): ContactChanges {
+  const changes: ContactChanges = {};
+  for (const [key, value] of Object.entries(fields) as Array<[keyof ContactChanges, unknown]>) {
+    if (value !== undefined && (current as unknown as Record<string, unknown>)[key] !== value) (changes as Record<string, unknown>)[key] = value;
+  }
+  return changes;
+}
+
+function sameParent(current: UserRow, parent: ParentRef): boolean {
+  if (parent === null) return current.parent_id === null;
+  return 'id' in parent && parent.id === current.parent_id;
+}

@@ -1,0 +1,93 @@
+import isEmail from 'validator/lib/isEmail';
+import { lengthBetween, passwordProblem } from '../../lib/http/validate';
+import { STATUSES } from '../contacts';
+import { unescapeFormula, type Column, type HeaderMap } from './columns';
+import type { Sheet } from './sheet';
+
+/** One error of one row of the file: its own row number, the column, what is wrong. */
+export interface RowError {
+  row: number;
+  field: string;
+  message: string;
+}
+
+/**
+ * A row's cells by column, trimmed. A column the file has is in `values`, null when its cell is
+ * empty ("no value": for an update, it clears an optional field); a column the file lacks is absent.
+ */
+export interface ImportRow {
+  row: number;
+  values: Partial<Record<Column, string | null>>;
+}
+
+/** The first problem of each field of a contact (the messages of POST /api/contacts), or null. */
+const TEXT_RULES: Partial<Record<Column, { label: string; min: number; max: number }>> = {
+  name: { label: 'Name', min: 2, max: 255 },
+  service_no: { label: 'Service number', min: 1, max: 50 },
+  phone: { label: 'Phone', min: 1, max: 20 },
+  mobile: { label: 'Mobile', min: 0, max: 20 },
+  alternative_mobile: { label: 'Alternative mobile', min: 0, max: 20 },
+  unit: { label: 'Unit', min: 1, max: 255 },
+  department: { label: 'Department', min: 1, max: 255 },
+  designation: { label: 'Designation', min: 1, max: 255 },
+  rank: { label: 'Rank', min: 1, max: 255 },
+  role: { label: 'Role', min: 1, max: 255 },
+  parent_service_no: { label: 'Parent service number', min: 1, max: 50 },
+};
+
+/** The fields a new contact needs, with their messages. */
+export const REQUIRED_TO_CREATE: ReadonlyArray<[Column, string]> = [
+  ['name', 'Name is required'],
+  ['service_no', 'Service number is required'],
+  ['email', 'Email is required'],
+  ['phone', 'Phone is required'],
+  ['unit', 'Unit is required'],
+  ['designation', 'Designation is required'],
+];
+
+/**
+ * Reads every row of the file into an ImportRow and checks what can be checked of one row
+ * alone: lengths, the e-mail, the status, the password rule. `passwords`: whether the request
+ * allows a password column (docs/import-export.md, Passwords).
+ */
+export function readRows(sheet: Sheet, header: HeaderMap, passwords: boolean): { rows: ImportRow[]; errors: RowError[] } {
+  const rows: ImportRow[] = [];
+  const errors: RowError[] = [];
+  for (const { row, cells } of sheet.rows) {
+    const values: ImportRow['values'] = {};
+    for (const [column, at] of header.positions) {
+      const raw = unescapeFormula((cells[at] ?? '').trim());
+      values[column] = raw === '' ? null : raw;
+    }
+    const fail = (field: string, message: string) => errors.push({ row, field, message });
+    for (const [column, value] of Object.entries(values) as Array<[Column, string | null]>) {
+      if (value === null) continue;
+      const problem = problemOf(column, value, passwords);
+      if (problem) fail(column, problem);
+    }
+    if (values.email) values.email = values.email.toLowerCase();
+    rows.push({ row, values });
+  }
+  return { rows, errors };
+}
+
+function problemOf(column: Column, value: string, passwords: boolean): string | null {
+  if (!value.isWellFormed()) return 'The text is not well-formed Unicode';
+  const rule = TEXT_RULES[column];
+  if (rule) {
+    if (lengthBetween(rule.min, rule.max)(value)) return null;
+    return rule.min > 1 ? `${rule.label} must be between ${rule.min} and ${rule.max} characters` : `${rule.label} must be at most ${rule.max} characters`;
+  }
+  switch (column) {
+    case 'email':
+      if (!lengthBetween(0, 255)(value)) return 'Email must be at most 255 characters';
+      return isEmail(value) ? null : 'Please provide a valid email address';
+    case 'status':
+      return (STATUSES as readonly string[]).includes(value) ? null : `status must be one of: ${STATUSES.join(', ')}`;
+    case 'password':
+      if (!passwords) return 'Passwords in a file are refused unless the request sets passwords=allow';
+      return passwordProblem(value, 'Password', true);
+    default:
+      return null;
+  }
+}

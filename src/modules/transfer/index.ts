@@ -1,0 +1,10 @@
+/**
+ * Transfer: the directory in and out of files (docs/import-export.md). Import of a CSV or .xlsx
+ * file of contacts (whole trees, dry run, upsert), its template, and export in the same
+ * columns. Uses access for permissions, reference for names, and contacts for every read and
+ * write of the user row.
+ */
+export { DirectoryExport } from './export.service';
+export { DirectoryImport, type ImportReport } from './import.service';
+export { COLUMNS as TRANSFER_COLUMNS } from './columns';
+export { transferRouter } from './transfer.router';

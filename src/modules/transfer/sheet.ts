@@ -1,0 +1,129 @@
+import { Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+import { AppError, ValidationError } from '../../lib/errors';
+import { MAX_CELL_CHARS, MAX_COLUMNS } from './columns';
+
+/** A file's rows as text: the header, then each data row with its own row number in the file. */
+export interface Sheet {
+  header: string[];
+  rows: Array<{ row: number; cells: string[] }>;
+}
+
+export type SheetFormat = 'csv' | 'xlsx';
+
+const unreadable = (message: string) => ValidationError.field('file', message);
+
+/**
+ * What the file is, by its content (a name or a Content-Type can lie): an .xlsx is a zip;
+ * a CSV is UTF-8 text without NUL. Anything else is 415.
+ */
+export function formatOf(file: Buffer): SheetFormat {
+  if (file.length === 0) throw unreadable('The file is empty');
+  if (file.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return 'xlsx';
+  if (file.subarray(0, 4).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]))) {
+    throw new AppError(415, 'Unsupported file type: an Excel 97-2003 .xls workbook; save it as .xlsx or .csv');
+  }
+  if (file.includes(0) || !isUtf8(file)) {
+    throw new AppError(415, 'Unsupported file type: send a .csv file (UTF-8 text) or an .xlsx workbook');
+  }
+  return 'csv';
+}
+
+function isUtf8(file: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a .csv or .xlsx file whole: 400 for a file that cannot be read, 413 for more than `maxRows` data rows. */
+export async function readSheet(file: Buffer, maxRows: number): Promise<Sheet> {
+  const sheet = formatOf(file) === 'csv' ? readCsv(file) : await readXlsx(file, maxRows);
+  if (sheet.header.length === 0) throw unreadable('The file is empty');
+  if (sheet.header.length > MAX_COLUMNS) throw unreadable(`The file has ${sheet.header.length} columns; at most ${MAX_COLUMNS} are read`);
+  if (sheet.rows.length > maxRows) throw new AppError(413, `The file has more than ${maxRows} rows (IMPORT_MAX_ROWS)`);
+  for (const { row, cells } of [{ row: 1, cells: sheet.header }, ...sheet.rows]) {
+    if (cells.length > MAX_COLUMNS) throw unreadable(`Row ${row} has ${cells.length} cells; at most ${MAX_COLUMNS} are read`);
+    if (cells.some((c) => c.length > MAX_CELL_CHARS)) throw unreadable(`Row ${row} has a cell longer than ${MAX_CELL_CHARS} characters`);
+  }
+  return sheet;
+}
+
+const CSV_PROBLEMS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted cell is not closed',
+  CSV_INVALID_CLOSING_QUOTE: 'a quote closes a cell in the wrong place',
+  CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: 'a quote closes a cell in the wrong place',
+  CSV_INVALID_OPENING_QUOTE: 'a quote opens a cell in the wrong place',
+};
+
+/** CSV by csv-parse: UTF-8 with or without a BOM, `,` or `;` (whichever the header line holds more of). */
+function readCsv(file: Buffer): Sheet {
+  const text = file.toString('utf8');
+  const firstLine = text.slice(0, text.search(/\r?\n|$/));
+  const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
+  let records: Array<{ record: string[]; info: { lines: number } }>;
+  try {
+    records = parse(text, { bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true }) as unknown as typeof records;
+  } catch (err) {
+    if (err instanceof CsvError) {
+      const line = (err as CsvError & { lines?: number }).lines;
+      throw unreadable(`The CSV cannot be read${line ? ` at line ${line}` : ''}: ${CSV_PROBLEMS[err.code] ?? 'the text is not valid CSV'}`);
+    }
+    throw err;
+  }
+  if (records.length === 0) return { header: [], rows: [] };
+  const [head, ...rest] = records;
+  const rows = rest.filter((r) => r.record.some((c) => c.trim() !== '')).map((r) => ({ row: r.info.lines, cells: r.record }));
+  return { header: head.record, rows };
+}
+
+/** The first worksheet of an .xlsx by exceljs's streaming reader; stops reading after `maxRows` + 1 data rows. */
+async function readXlsx(file: Buffer, maxRows: number): Promise<Sheet> {
+  const sheet: Sheet = { header: [], rows: [] };
+  try {
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), {
+      sharedStrings: 'cache',
+      hyperlinks: 'ignore',
+      styles: 'ignore',
+      worksheets: 'emit',
+      entries: 'ignore',
+    });
+    for await (const worksheet of reader) {
+      for await (const row of worksheet) {
+        const values = row.values as unknown[];
+        if (values.length - 1 > MAX_COLUMNS) throw unreadable(`Row ${row.number} has ${values.length - 1} cells; at most ${MAX_COLUMNS} are read`);
+        const cells = Array.from({ length: Math.max(0, values.length - 1) }, (_, i) => cellText(values[i + 1]));
+        if (sheet.header.length === 0 && sheet.rows.length === 0) {
+          if (cells.some((c) => c !== '')) sheet.header = cells;
+        } else if (cells.some((c) => c.trim() !== '')) {
+          sheet.rows.push({ row: row.number, cells });
+          if (sheet.rows.length > maxRows) return sheet;
+        }
+      }
+      break; // the first worksheet only: the template's second one lists the valid names
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw unreadable('The file is not a readable .xlsx workbook');
+  }
+  return sheet;
+}
+
+/** The text of a cell as exceljs gives it: a number, a date, rich text, a hyperlink, a formula's result. */
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') {
+    const v = value as { richText?: Array<{ text: string }>; text?: unknown; result?: unknown; error?: string };
+    if (v.richText) return v.richText.map((r) => r.text).join('');
+    if (v.text !== undefined) return cellText(v.text);
+    if (v.result !== undefined) return cellText(v.result);
+    if (v.error) return '';
+  }
+  return '';
+}

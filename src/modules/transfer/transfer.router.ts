@@ -1,0 +1,120 @@
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { query } from 'express-validator';
+import multer from 'multer';
+import { AppError, ValidationError } from '../../lib/errors';
+import { authOf } from '../../lib/http/auth-context';
+import { sendSuccess } from '../../lib/http/respond';
+import { boolRule, inputOf, intRule, oneOfRule, stringRule, validate } from '../../lib/http/validate';
+import { requirePermission as can } from '../access';
+import { ROLE_FILTERS, type RoleFilter } from '../contacts';
+import { CONTENT_TYPES, DirectoryExport, type FileFormat } from './export.service';
+import type { DirectoryImport } from './import.service';
+import type { ImportMode } from './import.plan';
+import { csvTemplate, xlsxTemplate } from './template';
+import type { Db } from '../../lib/db';
+
+export interface TransferServices {
+  db: Db;
+  importer: DirectoryImport;
+  exporter: DirectoryExport;
+  maxBytes: number;
+}
+
+const FILE_FORMATS: readonly FileFormat[] = ['csv', 'xlsx'];
+const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain'];
+
+const importRules = [
+  boolRule(query('dry_run'), 'dry_run'),
+  oneOfRule(query('mode'), 'mode', ['create', 'upsert']),
+  oneOfRule(query('passwords'), 'passwords', ['allow', 'refuse']),
+];
+const templateRules = [oneOfRule(query('format'), 'format', FILE_FORMATS)];
+const exportRules = [
+  oneOfRule(query('format'), 'format', FILE_FORMATS),
+  stringRule(query('search'), 'search', { max: 100 }),
+  intRule(query('unit_id'), 'unit_id'),
+  intRule(query('department_id'), 'department_id'),
+  intRule(query('root_id'), 'root_id'),
+  boolRule(query('include_inactive'), 'include_inactive'),
+  oneOfRule(query('role_filter'), 'role_filter', ROLE_FILTERS),
+];
+
+const tooLarge = (maxBytes: number) => new AppError(413, `Import file too large: at most ${maxBytes} bytes (IMPORT_MAX_BYTES)`);
+
+/**
+ * The file of an import: one multipart part named `file`, or a raw CSV body. Either is kept
+ * in memory (IMPORT_MAX_BYTES at most: the import reads every row before it writes any).
+ */
+function receiveFile(maxBytes: number): RequestHandler {
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 10_000, parts: 12 },
+  }).single('file');
+  const raw = express.raw({ type: CSV_TYPES, limit: maxBytes });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.is('multipart/form-data')) {
+      upload(req, res, (err: unknown) => {
+        if (!err) return next();
+        const code = (err as { code?: string }).code;
+        if (code === 'LIMIT_FILE_SIZE') return next(tooLarge(maxBytes));
+        if (err instanceof multer.MulterError) return next(ValidationError.field('file', `The upload is not valid: ${err.message}`));
+        next(ValidationError.field('file', 'The multipart body cannot be read'));
+      });
+    } else if (req.is(CSV_TYPES)) {
+      raw(req, res, (err: unknown) => next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? tooLarge(maxBytes) : err));
+    } else {
+      next(new AppError(415, 'Unsupported media type: send multipart/form-data with the file in field file, or a text/csv body'));
+    }
+  };
+}
+
+/** The dated name of a downloaded file. */
+function attachment(res: Response, name: string, format: FileFormat): void {
+  res.type(CONTENT_TYPES[format]);
+  res.attachment(`${name}-${new Date().toISOString().slice(0, 10)}.${format}`);
+}
+
+/**
+ * /api/contacts/import, /import/template and /export (docs/import-export.md). Mounted before the
+ * contacts router, each route authenticates itself, so other /api/contacts requests pass through untouched.
+ */
+export function transferRouter(services: TransferServices, requireAuth: RequestHandler): Router {
+  const { db, importer, exporter, maxBytes } = services;
+  const router = Router();
+
+  router.post('/import', requireAuth, can('contacts.read', 'contacts.import'), ...importRules, validate, receiveFile(maxBytes), async (req, res) => {
+    const file = req.file?.buffer ?? (Buffer.isBuffer(req.body) ? req.body : undefined);
+    if (!file) throw ValidationError.field('file', 'A file is required: a multipart part named file, or a text/csv body');
+    const input = inputOf<{ dry_run?: boolean; mode?: ImportMode; passwords?: 'allow' | 'refuse' }>(req);
+    const options = { dryRun: input.dry_run ?? false, mode: input.mode ?? 'create', passwords: input.passwords === 'allow' };
+    const report = await importer.run(file, options, authOf(req));
+    sendSuccess(res, 200, options.dryRun ? 'Import checked: nothing was written' : 'Import completed', report);
+  });
+
+  router.get('/import/template', requireAuth, can('contacts.read', 'contacts.import'), ...templateRules, validate, async (req, res) => {
+    const format = inputOf<{ format?: FileFormat }>(req).format ?? 'xlsx';
+    const file = format === 'csv' ? await csvTemplate(db) : await xlsxTemplate(db);
+    attachment(res, 'contacts-import-template', format);
+    res.send(file);
+  });
+
+  router.get('/export', requireAuth, can('contacts.read'), ...exportRules, validate, async (req, res) => {
+    const input = inputOf<{
+      format?: FileFormat; search?: string; unit_id?: number; department_id?: number; root_id?: number;
+      include_inactive?: boolean; role_filter?: RoleFilter;
+    }>(req);
+    const format = input.format ?? 'csv';
+    const filters = {
+      search: input.search || undefined,
+      unit_id: input.unit_id,
+      department_id: input.department_id,
+      include_inactive: input.include_inactive ?? false,
+      role_filter: input.role_filter ?? 'all',
+    };
+    const batches = await exporter.open(filters, input.root_id);
+    attachment(res, 'contacts', format);
+    await (format === 'csv' ? DirectoryExport.writeCsv(batches, res) : DirectoryExport.writeXlsx(batches, res));
+  });
+
+  return router;
+}

@@ -1,0 +1,93 @@
+import { ROLE_FILTERS } from '../../modules/contacts';
+import { TRANSFER_COLUMNS } from '../../modules/transfer';
+import { ADMINS, ANY_USER, arrayOf, constant, E404, errorResponse, int, obj, operation, query, queryBool, str, success } from '../builders';
+
+const tags = ['Contacts'];
+const formats = ['csv', 'xlsx'];
+const file = (description: string) => ({
+  description,
+  headers: { 'Content-Disposition': { schema: str(), description: 'attachment; filename="contacts-YYYY-MM-DD.csv" (or .xlsx)' } },
+  content: {
+    'text/csv': { schema: str() },
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: str({ format: 'binary' }) },
+  },
+});
+const rowErrors = arrayOf(obj({ row: int({ minimum: 1, description: "the file's own row number (the header is row 1)" }), field: str(), message: str() }));
+const counts = {
+  mode: str({ enum: ['create', 'upsert'] }),
+  dry_run: { type: 'boolean' },
+  created: int({ minimum: 0 }),
+  updated: int({ minimum: 0 }),
+  unchanged: int({ minimum: 0 }),
+  failed: int({ minimum: 0, description: 'rows with at least one error' }),
+  errors_total: int({ minimum: 0 }),
+  ignored_columns: arrayOf(str(), { description: 'headers that name no known column' }),
+};
+const columns = TRANSFER_COLUMNS.join(', ');
+
+export const transferPaths = {
+  '/api/contacts/import': {
+    post: operation({
+      tags,
+      summary: 'Import contacts from a CSV or Excel file',
+      description:
+        `A multipart upload (field \`file\`) of a .csv (UTF-8, with or without BOM, \`,\` or \`;\`) or .xlsx file, or a raw \`text/csv\` body. Columns are found by header, ignoring case, spaces and \`_\`: ${columns} (and \`password\`, read only with \`passwords=allow\`). A row's parent is another row of the file (by service number, in any order) or an active contact of the same unit. All or nothing: one transaction under the directory lock; any row error and nothing is written (422 with every error, the first 1000 listed). \`dry_run=true\` runs the same checks and writes nothing. \`mode=upsert\` updates the contacts whose service number exists, with the rules of a contact update. A contact imported without a password cannot sign in until an admin resets it. See docs/import-export.md.`,
+      roles: ADMINS,
+      permission: 'contacts.read + contacts.import',
+      params: [
+        queryBool('dry_run', 'check every row and write nothing'),
+        query('mode', str({ enum: ['create', 'upsert'], default: 'create' }), 'upsert: update the contacts whose service_no exists'),
+        query('passwords', str({ enum: ['allow', 'refuse'], default: 'refuse' }), 'allow: read a password column (the password rule applies)'),
+      ],
+      requestContent: {
+        'multipart/form-data': { schema: obj({ file: str({ format: 'binary' }) }) },
+        'text/csv': { schema: str() },
+      },
+      responses: {
+        200: success({ enum: ['Import completed', 'Import checked: nothing was written'] }, obj({ ...counts, errors: rowErrors })),
+        413: errorResponse('The file is larger than IMPORT_MAX_BYTES, or has more rows than IMPORT_MAX_ROWS'),
+        415: errorResponse('Neither multipart nor text/csv, or a file that is neither UTF-8 CSV nor .xlsx'),
+        422: {
+          description: 'Some rows are wrong: nothing was written',
+          content: {
+            'application/json': {
+              schema: obj({ status: constant('error'), message: constant('Import failed: nothing was written'), errors: rowErrors, report: obj(counts) }),
+            },
+          },
+        },
+      },
+    }),
+  },
+  '/api/contacts/import/template': {
+    get: operation({
+      tags,
+      summary: 'The import template',
+      description:
+        'The header row and one example contact. The .xlsx has a second sheet, Lists, with the valid units, departments (with their unit), designations, ranks, roles and statuses, and list validation on those columns of the first.',
+      roles: ADMINS,
+      permission: 'contacts.read + contacts.import',
+      params: [query('format', str({ enum: formats, default: 'xlsx' }))],
+      responses: { 200: file('The template file') },
+    }),
+  },
+  '/api/contacts/export': {
+    get: operation({
+      tags,
+      summary: 'Export contacts to a CSV or Excel file',
+      description:
+        `The filtered set of a listing (or, with \`root_id\`, that contact's subtree, the contact first and without its parent) in the directory's depth-first order, in the import's columns (${columns}), streamed as it is read. In a CSV, a cell that starts with =, +, -, @, tab or carriage return is escaped with a leading \`'\`, which the import removes. Inactive contacts only with \`include_inactive\`.`,
+      roles: ANY_USER,
+      permission: 'contacts.read',
+      params: [
+        query('format', str({ enum: formats, default: 'csv' })),
+        query('search', str({ maxLength: 100 }), 'case-insensitive substring of name, e-mail, service number or phone'),
+        query('unit_id', int({ minimum: 1 })),
+        query('department_id', int({ minimum: 1 })),
+        query('root_id', int({ minimum: 1 }), 'export this contact and everything below it'),
+        queryBool('include_inactive', 'include deactivated contacts'),
+        query('role_filter', str({ enum: [...ROLE_FILTERS], default: 'all' })),
+      ],
+      responses: { 200: file('The file, streamed'), 404: E404('Contact not found') },
+    }),
+  },
+};
