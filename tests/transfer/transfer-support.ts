@@ -48,3 +48,63 @@ export function importCsv(ctx: TestContext, caller: TestUser, text: string, quer
     .set(bearer(caller))
     .attach('file', Buffer.from(text), { filename: 'contacts.csv', contentType: 'text/csv' });
 }
+
+/** Uploads `body` as the multipart part `file`, under the name and type given (a name or a type can lie). */
+export function importFile(
+  ctx: TestContext,
+  caller: TestUser,
+  body: Buffer | string,
+  file: { filename: string; contentType?: string } = { filename: 'contacts.csv', contentType: 'text/csv' },
+  query = '',
+) {
+  return request(ctx.app)
+    .post(`/api/contacts/import${query}`)
+    .set(bearer(caller))
+    .attach('file', Buffer.from(body), { filename: file.filename, contentType: file.contentType ?? 'application/octet-stream' });
+}
+
+/** Sends `body` as the raw request body, with its Content-Type (text/csv unless told). */
+export function importRaw(ctx: TestContext, caller: TestUser, body: Buffer | string, contentType = 'text/csv', query = '') {
+  return request(ctx.app).post(`/api/contacts/import${query}`).set(bearer(caller)).set('Content-Type', contentType).send(Buffer.from(body));
+}
+
+/** A supertest parser that keeps a binary response as it came: `res.body` is a Buffer. */
+export function binaryBody(res: request.Response, done: (err: Error | null, body: Buffer) => void): void {
+  const stream = res as unknown as NodeJS.ReadableStream; // in Node, superagent hands the parser the response stream
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('end', () => done(null, Buffer.concat(chunks)));
+}
+
+/** How many contacts the fixture's unit holds: an import that is refused leaves it as it was. */
+export async function unitSize(ctx: TestContext, f: TransferFixture): Promise<number> {
+  const row = await ctx.db('users').where({ unit_id: f.unit.id }).count({ n: '*' }).first();
+  return Number(row?.n);
+}
+
+/** The service numbers among `serviceNos` that some contact holds. */
+export async function takenServiceNos(ctx: TestContext, serviceNos: readonly string[]): Promise<string[]> {
+  const rows = await ctx.db('users').whereIn('service_no', [...serviceNos]).select('service_no');
+  return rows.map((r: { service_no: string }) => r.service_no);
+}
+
+/** A response is the error envelope, `{ status: 'error', message, errors? }`, and nothing else. */
+export function expectErrorEnvelope(res: { status: number; type: string; body: Record<string, unknown> }, status: number, message?: string | RegExp): void {
+  expect(res.status).toBe(status);
+  expect(res.type).toBe('application/json');
+  expect(res.body.status).toBe('error');
+  expect(typeof res.body.message).toBe('string');
+  if (typeof message === 'string') expect(res.body.message).toBe(message);
+  else if (message) expect(res.body.message).toMatch(message);
+  expect(Object.keys(res.body).filter((k) => !['status', 'message', 'errors'].includes(k))).toEqual([]);
+  if ('errors' in res.body) {
+    expect(Array.isArray(res.body.errors)).toBe(true);
+    for (const e of res.body.errors as unknown[]) expect(e).toEqual({ field: expect.any(String), message: expect.any(String) });
+  }
+}
+
+/** A 400 Validation failed on the one field `file`, with a message that matches `message`. */
+export function expectFileRefused(res: { status: number; type: string; body: Record<string, unknown> }, message: RegExp): void {
+  expectErrorEnvelope(res, 400, 'Validation failed');
+  expect(res.body.errors).toEqual([{ field: 'file', message: expect.stringMatching(message) }]);
+}
