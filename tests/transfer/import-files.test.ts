@@ -139,11 +139,11 @@ describe('a file that is not a readable CSV or .xlsx', () => {
     expectFileRefused(res, /Row 2 has a cell longer than 1000 characters/);
   });
 
-  it('refuses an .xlsx without a sheet as 400 on field file: The file is empty', async () => {
+  it('refuses an .xlsx without a sheet as 400 on field file: The workbook has no rows on its first sheet', async () => {
     const res = await writesNothing([], async () =>
       importFile(ctx, f.admin, Buffer.from(await new ExcelJS.Workbook().xlsx.writeBuffer()), { filename: 'contacts.xlsx', contentType: XLSX }),
     );
-    expectFileRefused(res, /^The file is empty$/);
+    expectFileRefused(res, /^The workbook has no rows on its first sheet$/);
   });
 
   test.each([

@@ -26,6 +26,18 @@ describe('POST /api/contacts/import: row checks, all or nothing', () => {
     expect(await countOf([a, b])).toBe(0);
   });
 
+  it('numbers rows as a spreadsheet does: blank lines count, a quoted cell over two lines is one row', async () => {
+    const [a, b] = [tagOf(), tagOf()];
+    const multiLine = personRow(f, a);
+    multiLine[0] = 'Two\r\nLines';
+    const bad = personRow(f, b);
+    bad[2] = 'not-an-email';
+    const text = `${csv([HEADER])}\r\n${csv([multiLine])}${csv([bad])}`;
+    const res = await importCsv(ctx, f.admin, text);
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([{ row: 4, field: 'email', message: 'Please provide a valid email address' }]);
+  });
+
   it('names each missing required field of a new contact', async () => {
     const a = tagOf();
     const res = await importCsv(ctx, f.admin, csv([['service_no', 'name'], [a, '']]));

@@ -41,8 +41,9 @@ function isUtf8(file: Buffer): boolean {
 
 /** Reads a .csv or .xlsx file whole: 400 for a file that cannot be read, 413 for more than `maxRows` data rows. */
 export async function readSheet(file: Buffer, maxRows: number): Promise<Sheet> {
-  const sheet = formatOf(file) === 'csv' ? readCsv(file) : await readXlsx(file, maxRows);
-  if (sheet.header.length === 0) throw unreadable('The file is empty');
+  const format = formatOf(file);
+  const sheet = format === 'csv' ? readCsv(file) : await readXlsx(file, maxRows);
+  if (sheet.header.length === 0) throw unreadable(format === 'csv' ? 'The file is empty' : 'The workbook has no rows on its first sheet');
   if (sheet.header.length > MAX_COLUMNS) throw unreadable(`The file has ${sheet.header.length} columns; at most ${MAX_COLUMNS} are read`);
   if (sheet.rows.length > maxRows) throw new AppError(413, `The file has more than ${maxRows} rows (IMPORT_MAX_ROWS)`);
   for (const { row, cells } of [{ row: 1, cells: sheet.header }, ...sheet.rows]) {
@@ -59,14 +60,18 @@ const CSV_PROBLEMS: Record<string, string> = {
   CSV_INVALID_OPENING_QUOTE: 'a quote opens a cell in the wrong place',
 };
 
-/** CSV by csv-parse: UTF-8 with or without a BOM, `,` or `;` (whichever the header line holds more of). */
+/**
+ * CSV by csv-parse: UTF-8 with or without a BOM, `,` or `;` (whichever the header line holds
+ * more of), lines ended by CRLF, LF or CR, mixed. A row's number is its record's place in the
+ * file, blank lines counted, as a spreadsheet numbers it (a quoted cell may span lines).
+ */
 function readCsv(file: Buffer): Sheet {
   const text = file.toString('utf8');
-  const firstLine = text.slice(0, text.search(/\r?\n|$/));
+  const firstLine = text.slice(0, text.search(/\r|\n|$/));
   const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
-  let records: Array<{ record: string[]; info: { lines: number } }>;
+  let records: string[][];
   try {
-    records = parse(text, { bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true }) as unknown as typeof records;
+    records = parse(text, { bom: true, delimiter, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true, skip_empty_lines: false });
   } catch (err) {
     if (err instanceof CsvError) {
       const line = (err as CsvError & { lines?: number }).lines;
@@ -74,10 +79,10 @@ function readCsv(file: Buffer): Sheet {
     }
     throw err;
   }
-  if (records.length === 0) return { header: [], rows: [] };
-  const [head, ...rest] = records;
-  const rows = rest.filter((r) => r.record.some((c) => c.trim() !== '')).map((r) => ({ row: r.info.lines, cells: r.record }));
-  return { header: head.record, rows };
+  const numbered = records.map((cells, i) => ({ row: i + 1, cells })).filter((r) => r.cells.some((c) => c.trim() !== ''));
+  if (numbered.length === 0) return { header: [], rows: [] };
+  const [head, ...rows] = numbered;
+  return { header: head.cells, rows };
 }
 
 /** The first worksheet of an .xlsx by exceljs's streaming reader; stops reading after `maxRows` + 1 data rows. */
