@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--duration 10] [--only name,name]
+ * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--duration 10] [--only name,name] [--import-rows 100000]
  *
  * Starts the built service (node dist/src/server.js) on the configured database, fills it with
  * the demo directory first when it holds fewer contacts than asked, and drives each endpoint
@@ -23,6 +23,7 @@ import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
 import { pickTargets, type Targets } from './targets';
+import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
 
 loadEnv({ quiet: true });
 
@@ -32,10 +33,11 @@ interface Args {
   duration: number;
   connections: number;
   only: string[];
+  importRows: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [] };
+  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [], importRows: 100_000 };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i], argv[i + 1]];
     if (key === '--only') args.only = value.split(',');
@@ -43,6 +45,7 @@ function parseArgs(argv: string[]): Args {
     else if (key === '--failed-logins') args.failedLogins = Number(value);
     else if (key === '--duration') args.duration = Number(value);
     else if (key === '--connections') args.connections = Number(value);
+    else if (key === '--import-rows') args.importRows = Number(value);
     else throw new Error(`unknown option ${key}`);
   }
   return args;
@@ -253,6 +256,10 @@ async function main() {
   await analyze(db);
 
   const targets = await pickTargets(db);
+  const wants = (name: string) => args.only.length === 0 || args.only.some((o) => name.startsWith(o));
+  // import and export: a unit of this run's own, removed at the end
+  const runTag = `BI${Date.now().toString(36)}`;
+  const transferUnit = wants('import') || wants('export') ? await prepareTransfer(db, runTag) : null;
   const bareSql = contactQuery(db).where('u.id', 0).toSQL().toNative().sql;
   const database = await databaseInfo(db, config.db.client);
   await db.destroy();
@@ -287,6 +294,7 @@ async function main() {
   };
   const driveBare = (seconds: number) => drive(`http://127.0.0.1:${barePort}`, bareScenario, null, args, seconds);
   const results = [];
+  const transfers: Array<TransferFigures & { peak_rss_mb: number | null }> = [];
   let baseline: Figures | undefined;
   let peakMb: number | null = null;
   try {
@@ -316,10 +324,28 @@ async function main() {
       results.push({ ...run.result, ...first, peak_rss_mb: run.peakMb });
       if (run.peakMb !== null) peakMb = Math.max(peakMb ?? 0, run.peakMb);
     }
+    if (transferUnit) {
+      const { unitId, unitCode, designation } = transferUnit;
+      process.stderr.write(`  import of ${args.importRows} rows...\n`);
+      const csv = treeCsv(args.importRows, unitCode, designation, runTag);
+      const getById = () => `/api/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}`;
+      const imported = await peakRss(service.pid!, () => runImport(url, token, csv, args.importRows, getById));
+      transfers.push({ ...imported.result, peak_rss_mb: imported.peakMb });
+      for (const format of ['csv', 'xlsx'] as const) {
+        process.stderr.write(`  export (${format})...\n`);
+        const exported = await peakRss(service.pid!, () => runExport(url, token, unitId, format, args.importRows));
+        transfers.push({ ...exported.result, peak_rss_mb: exported.peakMb });
+      }
+      for (const t of transfers) if (t.peak_rss_mb !== null) peakMb = Math.max(peakMb ?? 0, t.peak_rss_mb);
+    }
     baseline ??= await driveBare(args.duration);
   } finally {
     service.kill('SIGTERM');
     bare.kill('SIGTERM');
+    if (transferUnit) {
+      const cleanup = createDb({ ...config.db, queryTimeoutMs: 0 });
+      await cleanUpTransfer(cleanup, transferUnit.unitId).finally(() => cleanup.destroy());
+    }
   }
 
   const getById = results.find((r) => r.name === 'get by id');
@@ -334,6 +360,7 @@ async function main() {
     connections: args.connections,
     duration_s: args.duration,
     results,
+    transfers,
     baseline,
     get_by_id_ratio: ratio,
     service_peak_rss_mb: peakMb,
@@ -355,6 +382,13 @@ async function main() {
   console.warn(line(header));
   console.warn(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.warn(line(r));
+  if (transfers.length > 0) {
+    console.warn('\nimport and export                       rows    seconds   rows/s   RSS MiB   get by id beside it (req/s, p50, p99 ms)');
+    for (const t of transfers) {
+      const beside = t.beside ? `${t.beside.requests_per_s}, ${t.beside.p50_ms}, ${t.beside.p99_ms}` : '';
+      console.warn(`${t.name.padEnd(38)} ${String(t.rows).padStart(7)} ${String(t.seconds).padStart(9)} ${String(t.rows_per_s).padStart(8)} ${String(t.peak_rss_mb ?? '').padStart(9)}   ${beside}   ${t.target}`);
+    }
+  }
   console.warn(`\nget by id / bare handler: ${ratio}   peak RSS of the service: ${peakMb} MiB   5xx: ${report.total_5xx}   errors and timeouts: ${report.total_errors}`);
 
   const dir = path.join(__dirname, 'results');

@@ -21,7 +21,7 @@ export { ROLE_FILTERS, type ContactFilters, type RoleFilter } from './read/listi
 export { UnitTrees } from './read/unit-tree.service';
 export { contactQuery, findUser, findUserBySignIn, findUserRow, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './read/users.queries';
 export { ContactSearch } from './search/contact-search.service';
-export { contactGrams } from './search/grams';
+export { contactGrams, SEARCH_FIELDS } from './search/grams';
 export { SearchIndex } from './search/search-index';
 export { computePreorder, writeLabels } from './tree/labels';
 export { markSearchChanged } from './tree/lock';

@@ -1,0 +1,127 @@
+import autocannon from 'autocannon';
+import type { Db } from '../src/lib/db';
+import { contactGrams, SEARCH_FIELDS } from '../src/modules/contacts';
+import { prng } from '../scripts/demo-data';
+
+/**
+ * The import and export scenarios (docs/performance.md): a file of `rows` contacts for a unit of
+ * its own, a tree 10 levels deep (each row under one of the rows before it, three children
+ * each), shuffled, imported through POST /api/contacts/import while get by id runs beside it;
+ * then that unit exported. Afterwards the unit and its contacts are removed from the database,
+ * so that each run starts from the same directory.
+ */
+
+export interface TransferFigures {
+  name: string;
+  target: string;
+  rows: number;
+  seconds: number;
+  rows_per_s: number;
+  status: number;
+  bytes: number;
+  /** get by id while the import ran */
+  beside?: { requests_per_s: number; p50_ms: number; p99_ms: number; non_2xx: number };
+}
+
+/** A CSV of `rows` contacts in `unitCode`: a ternary tree (ten levels for 100,000 rows), in shuffled order. */
+export function treeCsv(rows: number, unitCode: string, designation: string, runTag: string): string {
+  const random = prng(11);
+  const sn = (i: number) => `${runTag}-${i}`;
+  const lines = Array.from({ length: rows }, (_, i) => {
+    const parent = i === 0 ? '' : sn(Math.floor((i - 1) / 3));
+    return [`Person ${i} ${runTag}`, sn(i), `${sn(i).toLowerCase()}@bench.test`, '01700000000', unitCode, designation, parent].join(',');
+  });
+  for (let i = lines.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [lines[i], lines[j]] = [lines[j], lines[i]];
+  }
+  return `name,service_no,email,phone,unit,designation,parent_service_no\n${lines.join('\n')}\n`;
+}
+
+/** A unit of the run's own, and a designation's name. */
+export async function prepareTransfer(db: Db, runTag: string): Promise<{ unitId: number; unitCode: string; designation: string }> {
+  const now = new Date();
+  const [unitId] = await db('units').insert({ name: `Bench import ${runTag}`, code: runTag, created_at: now, updated_at: now });
+  const designation = String((await db('designations').orderBy('id').first('name')).name);
+  return { unitId: Number(unitId), unitCode: runTag, designation };
+}
+
+/**
+ * Removes what the scenarios wrote: the unit's contacts, their search grams, the unit. The grams
+ * are deleted by key (gram, contact): the table has no index on the contact alone (its migration).
+ */
+export async function cleanUpTransfer(db: Db, unitId: number): Promise<void> {
+  const rows = await db('users').where({ unit_id: unitId }).select('id', ...SEARCH_FIELDS);
+  const pairs = rows.flatMap((r) => contactGrams(r).map((gram) => [gram, Number(r.id)]));
+  for (let i = 0; i < pairs.length; i += 2000) {
+    const chunk = pairs.slice(i, i + 2000);
+    await db.raw(`DELETE FROM contact_search_grams WHERE (gram, contact_id) IN (${chunk.map(() => '(?, ?)').join(',')})`, chunk.flat());
+  }
+  const ids = rows.map((r) => Number(r.id));
+  for (let i = 0; i < ids.length; i += 1000) await db('users').whereIn('id', ids.slice(i, i + 1000)).update({ parent_id: null });
+  for (let i = 0; i < ids.length; i += 1000) await db('users').whereIn('id', ids.slice(i, i + 1000)).delete();
+  await db('units').where({ id: unitId }).delete();
+}
+
+export async function runImport(
+  url: string,
+  token: string,
+  csv: string,
+  rows: number,
+  getById: () => string,
+): Promise<TransferFigures> {
+  let importing = true;
+  // get by id from two connections for as long as the import runs
+  const beside = autocannon({
+    url,
+    connections: 2,
+    duration: 3600,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: getById() }) }],
+  });
+  const started = performance.now();
+  const res = await fetch(`${url}/api/contacts/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/csv', authorization: `Bearer ${token}` },
+    body: csv,
+    signal: AbortSignal.timeout(600_000),
+  });
+  const body = await res.text();
+  const seconds = (performance.now() - started) / 1000;
+  importing = false;
+  (beside as unknown as { stop: () => void }).stop();
+  const load = await beside;
+  if (!res.ok || importing) throw new Error(`import answered ${res.status}: ${body.slice(0, 500)}`);
+  return {
+    name: `import ${rows} rows (tree, 10 levels)`,
+    target: '≥ 5,000 rows/s',
+    rows,
+    seconds: Math.round(seconds * 10) / 10,
+    rows_per_s: Math.round(rows / seconds),
+    status: res.status,
+    bytes: Buffer.byteLength(csv),
+    beside: { requests_per_s: Math.round(load.requests.average), p50_ms: load.latency.p50, p99_ms: load.latency.p99, non_2xx: load.non2xx },
+  };
+}
+
+export async function runExport(url: string, token: string, unitId: number, format: 'csv' | 'xlsx', expectedRows: number): Promise<TransferFigures> {
+  const started = performance.now();
+  const res = await fetch(`${url}/api/contacts/export?unit_id=${unitId}&format=${format}`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(600_000),
+  });
+  const file = Buffer.from(await res.arrayBuffer());
+  const seconds = (performance.now() - started) / 1000;
+  if (!res.ok) throw new Error(`export answered ${res.status}`);
+  // the CSV's lines are counted; an .xlsx is taken to hold the unit
+  const rows = format === 'csv' ? file.toString('utf8').split('\n').filter((l) => l.trim() !== '').length - 1 : expectedRows;
+  return {
+    name: `export ${rows} rows (${format})`,
+    target: format === 'csv' ? '≥ 20,000 rows/s' : '',
+    rows,
+    seconds: Math.round(seconds * 10) / 10,
+    rows_per_s: Math.round(rows / seconds),
+    status: res.status,
+    bytes: file.length,
+  };
+}
