@@ -325,17 +325,18 @@ async function main() {
       if (run.peakMb !== null) peakMb = Math.max(peakMb ?? 0, run.peakMb);
     }
     if (transferUnit) {
-      const { unitId, unitCode, designation } = transferUnit;
+      // the whole directory out, then a unit's tree in (export first: after the import the
+      // service rebuilds its search index, which would be measured with the export)
+      for (const format of ['csv', 'xlsx'] as const) {
+        process.stderr.write(`  export (${format})...\n`);
+        const exported = await peakRss(service.pid!, () => runExport(url, token, format, Number(n)));
+        transfers.push({ ...exported.result, peak_rss_mb: exported.peakMb });
+      }
       process.stderr.write(`  import of ${args.importRows} rows...\n`);
-      const csv = treeCsv(args.importRows, unitCode, designation, runTag);
+      const csv = treeCsv(args.importRows, transferUnit.unitCode, transferUnit.designation, runTag);
       const getById = () => `/api/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}`;
       const imported = await peakRss(service.pid!, () => runImport(url, token, csv, args.importRows, getById));
       transfers.push({ ...imported.result, peak_rss_mb: imported.peakMb });
-      for (const format of ['csv', 'xlsx'] as const) {
-        process.stderr.write(`  export (${format})...\n`);
-        const exported = await peakRss(service.pid!, () => runExport(url, token, unitId, format, args.importRows));
-        transfers.push({ ...exported.result, peak_rss_mb: exported.peakMb });
-      }
       for (const t of transfers) if (t.peak_rss_mb !== null) peakMb = Math.max(peakMb ?? 0, t.peak_rss_mb);
     }
     baseline ??= await driveBare(args.duration);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { bulkInsert } from '../../../lib/db';
 import { compareCodePoints } from '../../../lib/text';
-import { contactGrams } from '../search/grams';
+import { insertNewGrams } from '../search/grams';
 import { markSearchChanged } from '../tree/lock';
 import { sortNameOf, TreeOrder } from '../tree/order';
 import type { ContactInsert } from './contact.writer';
@@ -12,9 +12,8 @@ export interface ForestContact extends Omit<ContactInsert, 'parent_id'> {
   parent: { id: number } | { serviceNo: string } | null;
 }
 
-/** Rows per INSERT of contacts, and contacts whose search grams go in one sorted batch. */
-const INSERT_ROWS = 1000;
-const GRAM_CONTACTS = 2000;
+/** Rows per INSERT of contacts (bulkInsert splits it further). */
+const INSERT_ROWS = 5000;
 
 interface Node {
   index: number;
@@ -81,16 +80,7 @@ export async function insertContactForest(trx: Knex.Transaction, contacts: reado
     }
   }
 
-  // the search index, each batch in key order (gram, contact)
-  for (const chunk of chunks(nodes, GRAM_CONTACTS)) {
-    const postings: Array<{ gram: number; contact_id: number }> = [];
-    for (const n of chunk) {
-      const id = ids.get(n.contact.service_no)!;
-      for (const gram of contactGrams(n.contact)) postings.push({ gram, contact_id: id });
-    }
-    postings.sort((a, b) => a.gram - b.gram || a.contact_id - b.contact_id);
-    await bulkInsert(trx, 'contact_search_grams', postings);
-  }
+  await insertNewGrams(trx, nodes.map((n) => ({ id: ids.get(n.contact.service_no)!, fields: n.contact })));
   await markSearchChanged(trx);
   return ids;
 }
