@@ -226,3 +226,25 @@ describe('POST /api/contacts/import: dry run and upsert', () => {
     expect(found.body.data.contacts.map((c: { service_no: string }) => c.service_no)).toEqual([tags[3]]);
   });
 });
+
+describe('POST /api/contacts/import: 10,000 rows with passwords', () => {
+  it('hashes every password and finishes, while other requests are answered before it ends', async () => {
+    const tags = Array.from({ length: 10_000 }, (_, i) => `${tagOf('PW')}-${i}`.slice(0, 50));
+    const text = csv([[...HEADER, 'password'], ...tags.map((t) => [...personRow(f, t), `Pw${t.slice(-6)}aZ9`])]);
+    let importDone = false;
+    const importing = importCsv(ctx, f.admin, text, '?passwords=allow').then((res) => {
+      importDone = true;
+      return res;
+    });
+    // a read sent after the import started is answered before the import ends
+    const read = await request(ctx.app).get(`/api/contacts/${f.user.id}`).set(bearer(f.user));
+    expect(read.status).toBe(200);
+    expect(importDone).toBe(false);
+    const res = await importing;
+    expect(res.status).toBe(200);
+    expect(res.body.data.created).toBe(10_000);
+    const hashes = await ctx.db('users').whereIn('service_no', [tags[0], tags[9_999]]).pluck('password_hash');
+    expect(hashes).toHaveLength(2);
+    expect(hashes.every((h) => typeof h === 'string' && h.startsWith('$2'))).toBe(true);
+  }, 120_000);
+});
