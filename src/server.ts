@@ -1,9 +1,10 @@
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import { config as loadEnv } from 'dotenv';
 import Redis from 'ioredis';
 import { createApp } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
 import { createDb, drain } from './lib/db';
+import { serveGracefully } from './lib/http/graceful-server';
 import { createLogger } from './lib/logger';
 import { ensureDatabase, prepareDatabase } from './startup';
 
@@ -31,8 +32,9 @@ async function main(): Promise<void> {
     : undefined;
   redis?.on('error', (err) => logger.warn({ err }, 'redis connection problem'));
 
-  const app = createApp({ db, config, logger, redis });
-  const server: Server = app.listen(config.port, () => {
+  const server = createServer();
+  const web = serveGracefully(server, createApp({ db, config, logger, redis }));
+  server.listen(config.port, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ port, database: config.db.client }, 'directory service listening');
@@ -42,21 +44,21 @@ async function main(): Promise<void> {
   const stop = (signal: string, code: number) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    logger.info({ signal, inFlight: web.inFlight }, 'shutting down: finishing requests in flight');
     const force = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
-    server.close(async () => {
+    // no new connection, idle ones closed, the requests in flight answered with `Connection: close`
+    void web.close().then(async () => {
       // handlers whose client went away may still be running queries: let them end first
       await drain(db, config.shutdownTimeoutMs);
       await db.destroy();
       await redis?.quit().catch(() => undefined);
-      logger.info('stopped');
+      logger.info({ refused: web.refused }, 'stopped');
       process.exit(code);
     });
-    server.closeIdleConnections();
   };
   process.on('SIGTERM', () => stop('SIGTERM', 0));
   process.on('SIGINT', () => stop('SIGINT', 0));

@@ -4,6 +4,7 @@ import { AppError, NotFoundError } from '../errors';
 import type { Logger } from '../logger';
 import { Throttle } from '../throttle';
 import { requestRecord } from './request-log';
+import { RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from './respond';
 
 interface HttpishError {
   type?: string;
@@ -19,8 +20,6 @@ export function notFound(_req: Request, _res: Response, next: NextFunction): voi
  * The one error middleware: known errors keep status and message; anything else is a bare 500,
  * logged with its request and its cause (never its stack).
  */
-/** How long a client is asked to wait when the database cannot be reached (Retry-After, seconds). */
-const RETRY_AFTER_SECONDS = 5;
 /** An outage is logged once per this interval, not once per request that meets it. */
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
@@ -31,7 +30,7 @@ export function errorHandler(logger: Logger) {
       const suppressed = outages.pass('database');
       if (suppressed !== null) logger.error({ req: requestRecord(req), err, suppressed }, 'database unavailable');
       res.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      res.status(503).json({ status: 'error', message: 'Service unavailable' });
+      res.status(503).json(SERVICE_UNAVAILABLE);
       return;
     }
     if (res.headersSent) {

@@ -5,6 +5,12 @@ export function sendSuccess(res: Response, status: number, message: string, data
   res.status(status).json({ status: 'success', message, data });
 }
 
+/** How long a client is asked to wait before it tries again after a 503 (Retry-After, seconds). */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The body of a 503 for a request the service cannot serve now: the database cannot be reached, or the server is stopping. */
+export const SERVICE_UNAVAILABLE = { status: 'error', message: 'Service unavailable' } as const;
+
 export interface Pagination {
   page: number;
   limit: number;
