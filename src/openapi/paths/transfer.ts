@@ -6,7 +6,7 @@ const tags = ['Contacts'];
 const formats = ['csv', 'xlsx'];
 const file = (description: string) => ({
   description,
-  headers: { 'Content-Disposition': { schema: str(), description: 'attachment; filename="contacts-YYYY-MM-DD.csv" (or .xlsx)' } },
+  headers: { 'Content-Disposition': { schema: str(), description: 'attachment; filename=contacts-YYYY-MM-DD.csv (or .xlsx; the template: contacts-import-template-YYYY-MM-DD)' } },
   content: {
     'text/csv': { schema: str() },
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: str({ format: 'binary' }) },
