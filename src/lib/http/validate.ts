@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { matchedData, query, validationResult, type ValidationChain } from 'express-validator';
+import isEmail from 'validator/lib/isEmail';
 import { ValidationError } from '../errors';
 
 /**
@@ -53,6 +54,17 @@ export function lengthBetween(min: number, max: number) {
   };
 }
 
+/**
+ * What a text of the wrong length is told, as stringRule words it (a required field whose least
+ * length is 1 is told only its greatest: being empty is "is required").
+ */
+export function lengthMessage(label: string, range: { min?: number; max: number; required?: boolean }): string {
+  const { min = 0, max, required } = range;
+  return min > 1 || (min === 1 && !required)
+    ? `${label} must be between ${min} and ${max} characters`
+    : `${label} must be at most ${max} characters`;
+}
+
 export function stringRule(
   chain: ValidationChain,
   label: string,
@@ -70,11 +82,9 @@ export function stringRule(
       .withMessage(options.requiredMessage ?? `${label} is required`)
       .bail()
       .custom(lengthBetween(0, max))
-      .withMessage(`${label} must be at most ${max} characters`);
+      .withMessage(lengthMessage(label, options));
   }
-  const checked = c
-    .custom(lengthBetween(min, max))
-    .withMessage(min > 0 ? `${label} must be between ${min} and ${max} characters` : `${label} must be at most ${max} characters`);
+  const checked = c.custom(lengthBetween(min, max)).withMessage(lengthMessage(label, options));
   return options.emptyAsNull ? checked.customSanitizer((v: unknown) => (v === '' ? null : v)) : checked;
 }
 
@@ -91,18 +101,24 @@ export function idOrNullRule(chain: ValidationChain, field: string): ValidationC
     .customSanitizer((v: unknown) => (isNull(v) ? null : Number(typeof v === 'string' ? v.trim() : v)));
 }
 
-/** What a given e-mail address must be: a string that, trimmed, is an address of at most 255 characters. */
+/** What is wrong with an e-mail address (trimmed), or null: at most 255 characters, and an address. */
+export function emailProblem(value: string): string | null {
+  if (!lengthBetween(0, 255)(value)) return 'Email must be at most 255 characters';
+  return isEmail(value) ? null : 'Please provide a valid email address';
+}
+
+/** What a given e-mail address must be: a string that, trimmed, passes emailProblem. */
 export function emailChecks(chain: ValidationChain): ValidationChain {
   return chain
     .custom((v) => typeof v === 'string')
     .withMessage('Please provide a valid email address')
     .bail()
     .trim()
-    .custom(lengthBetween(0, 255))
-    .withMessage('Email must be at most 255 characters')
-    .bail()
-    .isEmail()
-    .withMessage('Please provide a valid email address');
+    .custom((v: string) => {
+      const problem = emailProblem(v);
+      if (problem) throw new Error(problem);
+      return true;
+    });
 }
 
 /** An e-mail field: present as `options` say, checked, stored in lower case. */

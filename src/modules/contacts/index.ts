@@ -11,13 +11,13 @@
  * - the services and the router that app.ts wires.
  */
 export { contactsRouter } from './http/contacts.router';
-export { STATUSES } from './http/contacts.validators';
+export { CONTACT_TEXT, filterRules, STATUSES } from './http/contacts.validators';
 export type { Contact, UserRecord } from './read/contact.record';
 export { ContactReads } from './read/contact-reads.service';
 export { exportBatches, type ExportRow } from './read/export.queries';
 export { FORMATS } from './read/formats';
-export { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from './read/list-input';
-export { ROLE_FILTERS, type ContactFilters, type RoleFilter } from './read/listing.queries';
+export { CHILDREN_PAGE, CONTACT_PAGE, filtersOf, SEARCH_LIMIT, type ListInput } from './read/list-input';
+export { ROLE_FILTERS, type ContactFilters } from './read/listing.queries';
 export { UnitTrees } from './read/unit-tree.service';
 export { contactQuery, findUser, findUserBySignIn, findUserRow, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './read/users.queries';
 export { ContactSearch } from './search/contact-search.service';

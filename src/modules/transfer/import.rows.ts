@@ -1,6 +1,5 @@
-import isEmail from 'validator/lib/isEmail';
-import { lengthBetween, passwordProblem } from '../../lib/http/validate';
-import { STATUSES } from '../contacts';
+import { emailProblem, lengthBetween, lengthMessage, passwordProblem } from '../../lib/http/validate';
+import { CONTACT_TEXT, STATUSES } from '../contacts';
 import { unescapeFormula, type Column, type HeaderMap } from './columns';
 import type { Sheet } from './sheet';
 
@@ -20,19 +19,15 @@ export interface ImportRow {
   values: Partial<Record<Column, string | null>>;
 }
 
-/** The first problem of each field of a contact (the messages of POST /api/contacts), or null. */
-const TEXT_RULES: Partial<Record<Column, { label: string; min: number; max: number }>> = {
-  name: { label: 'Name', min: 2, max: 255 },
-  service_no: { label: 'Service number', min: 1, max: 50 },
-  phone: { label: 'Phone', min: 1, max: 20 },
-  mobile: { label: 'Mobile', min: 0, max: 20 },
-  alternative_mobile: { label: 'Alternative mobile', min: 0, max: 20 },
-  unit: { label: 'Unit', min: 1, max: 255 },
-  department: { label: 'Department', min: 1, max: 255 },
-  designation: { label: 'Designation', min: 1, max: 255 },
-  rank: { label: 'Rank', min: 1, max: 255 },
-  role: { label: 'Role', min: 1, max: 255 },
-  parent_service_no: { label: 'Parent service number', min: 1, max: 50 },
+/** The lengths of each text column: a contact's own fields as POST /api/contacts has them, and the names. */
+const TEXT_RULES: Partial<Record<Column, { label: string; min: number; max: number; required?: boolean }>> = {
+  ...CONTACT_TEXT,
+  unit: { label: 'Unit', min: 0, max: 255 },
+  department: { label: 'Department', min: 0, max: 255 },
+  designation: { label: 'Designation', min: 0, max: 255 },
+  rank: { label: 'Rank', min: 0, max: 255 },
+  role: { label: 'Role', min: 0, max: 255 },
+  parent_service_no: { label: 'Parent service number', min: 0, max: 50 },
 };
 
 /** The fields a new contact needs, with their messages. */
@@ -74,14 +69,10 @@ export function readRows(sheet: Sheet, header: HeaderMap, passwords: boolean): {
 function problemOf(column: Column, value: string, passwords: boolean): string | null {
   if (!value.isWellFormed()) return 'The text is not well-formed Unicode';
   const rule = TEXT_RULES[column];
-  if (rule) {
-    if (lengthBetween(rule.min, rule.max)(value)) return null;
-    return rule.min > 1 ? `${rule.label} must be between ${rule.min} and ${rule.max} characters` : `${rule.label} must be at most ${rule.max} characters`;
-  }
+  if (rule) return lengthBetween(rule.min, rule.max)(value) ? null : lengthMessage(rule.label, rule);
   switch (column) {
     case 'email':
-      if (!lengthBetween(0, 255)(value)) return 'Email must be at most 255 characters';
-      return isEmail(value) ? null : 'Please provide a valid email address';
+      return emailProblem(value);
     case 'status':
       return (STATUSES as readonly string[]).includes(value) ? null : `status must be one of: ${STATUSES.join(', ')}`;
     case 'password':

@@ -4,9 +4,9 @@ import multer from 'multer';
 import { AppError, ValidationError } from '../../lib/errors';
 import { authOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
-import { boolRule, inputOf, intRule, oneOfRule, stringRule, validate } from '../../lib/http/validate';
+import { boolRule, inputOf, intRule, oneOfRule, validate } from '../../lib/http/validate';
 import { requirePermission as can } from '../access';
-import { ROLE_FILTERS, type RoleFilter } from '../contacts';
+import { filterRules, filtersOf, type ListInput } from '../contacts';
 import { CONTENT_TYPES, DirectoryExport, type FileFormat } from './export.service';
 import type { DirectoryImport } from './import.service';
 import type { ImportMode } from './import.plan';
@@ -31,12 +31,9 @@ const importRules = [
 const templateRules = [oneOfRule(query('format'), 'format', FILE_FORMATS)];
 const exportRules = [
   oneOfRule(query('format'), 'format', FILE_FORMATS),
-  stringRule(query('search'), 'search', { max: 100 }),
   intRule(query('unit_id'), 'unit_id'),
-  intRule(query('department_id'), 'department_id'),
   intRule(query('root_id'), 'root_id'),
-  boolRule(query('include_inactive'), 'include_inactive'),
-  oneOfRule(query('role_filter'), 'role_filter', ROLE_FILTERS),
+  ...filterRules(query),
 ];
 
 const tooLarge = (maxBytes: number) => new AppError(413, `Import file too large: at most ${maxBytes} bytes (IMPORT_MAX_BYTES)`);
@@ -99,19 +96,8 @@ export function transferRouter(services: TransferServices, requireAuth: RequestH
   });
 
   router.get('/export', requireAuth, can('contacts.read'), ...exportRules, validate, async (req, res) => {
-    const input = inputOf<{
-      format?: FileFormat; search?: string; unit_id?: number; department_id?: number; root_id?: number;
-      include_inactive?: boolean; role_filter?: RoleFilter;
-    }>(req);
-    const format = input.format ?? 'csv';
-    const filters = {
-      search: input.search || undefined,
-      unit_id: input.unit_id,
-      department_id: input.department_id,
-      include_inactive: input.include_inactive ?? false,
-      role_filter: input.role_filter ?? 'all',
-    };
-    const batches = await exporter.open(filters, input.root_id);
+    const { format = 'csv', root_id: rootId, ...list } = inputOf<Omit<ListInput, 'format'> & { format?: FileFormat; root_id?: number }>(req);
+    const batches = await exporter.open(filtersOf(list), rootId);
     attachment(res, 'contacts', format);
     await (format === 'csv' ? DirectoryExport.writeCsv(batches, res) : DirectoryExport.writeXlsx(batches, res));
   });

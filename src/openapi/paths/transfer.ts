@@ -1,6 +1,6 @@
-import { ROLE_FILTERS } from '../../modules/contacts';
 import { TRANSFER_COLUMNS } from '../../modules/transfer';
 import { ADMINS, ANY_USER, arrayOf, constant, E404, errorResponse, int, obj, operation, query, queryBool, str, success } from '../builders';
+import { setParams } from './contacts.parts';
 
 const tags = ['Contacts'];
 const formats = ['csv', 'xlsx'];
@@ -80,12 +80,10 @@ export const transferPaths = {
       permission: 'contacts.read',
       params: [
         query('format', str({ enum: formats, default: 'csv' })),
-        query('search', str({ maxLength: 100 }), 'case-insensitive substring of name, e-mail, service number or phone'),
         query('unit_id', int({ minimum: 1 })),
-        query('department_id', int({ minimum: 1 })),
         query('root_id', int({ minimum: 1 }), 'export this contact and everything below it'),
-        queryBool('include_inactive', 'include deactivated contacts'),
-        query('role_filter', str({ enum: [...ROLE_FILTERS], default: 'all' })),
+        // the listing's filters; its `format` is the listing's shape, not a file's
+        ...setParams.filter((p) => p.name !== 'format'),
       ],
       responses: { 200: file('The file, streamed'), 404: E404('Contact not found') },
     }),

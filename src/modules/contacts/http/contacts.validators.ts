@@ -27,19 +27,31 @@ function parentRule(location: typeof body | typeof query, required: boolean): Va
   return idOrNullRule(chain, 'parent_id');
 }
 
+/** The text fields of a contact: their labels and lengths, for the API's rules and an import's rows. */
+export const CONTACT_TEXT = {
+  name: { label: 'Name', min: 2, max: 255, required: true },
+  service_no: { label: 'Service number', min: 1, max: 50, required: true },
+  phone: { label: 'Phone', min: 1, max: 20, required: true },
+  mobile: { label: 'Mobile', min: 0, max: 20, required: false },
+  alternative_mobile: { label: 'Alternative mobile', min: 0, max: 20, required: false },
+} as const;
+
 function contactBodyRules(creating: boolean): ValidationChain[] {
-  const required = creating;
+  const text = (field: keyof typeof CONTACT_TEXT) => {
+    const { label, required, ...range } = CONTACT_TEXT[field];
+    return stringRule(body(field), label, { ...range, ...(required ? { required: creating } : { nullable: true }) });
+  };
   return [
-    stringRule(body('name'), 'Name', { required, min: 2, max: 255 }),
-    stringRule(body('service_no'), 'Service number', { required, min: 1, max: 50 }),
-    intRule(body('unit_id'), 'unit_id', { required }),
-    intRule(body('designation_id'), 'designation_id', { required }),
-    stringRule(body('phone'), 'Phone', { required, min: 1, max: 20 }),
-    emailRule(body('email'), { required }),
+    text('name'),
+    text('service_no'),
+    intRule(body('unit_id'), 'unit_id', { required: creating }),
+    intRule(body('designation_id'), 'designation_id', { required: creating }),
+    text('phone'),
+    emailRule(body('email'), { required: creating }),
     intRule(body('rank_id'), 'rank_id', { nullable: true }),
     intRule(body('department_id'), 'department_id', { nullable: true }),
-    stringRule(body('mobile'), 'Mobile', { max: 20, nullable: true }),
-    stringRule(body('alternative_mobile'), 'Alternative mobile', { max: 20, nullable: true }),
+    text('mobile'),
+    text('alternative_mobile'),
     parentRule(body, false),
     intRule(body('role_id'), 'role_id'),
     oneOfRule(body('status'), 'status', STATUSES),
@@ -55,13 +67,15 @@ export const createRules = [
 ];
 export const updateRules = [...idRules, ...contactBodyRules(false)];
 
-const setRules = (location: typeof query) => [
+/** The filters that select a set of contacts (ContactFilters): a listing's, a unit tree's, an export's. */
+export const filterRules = (location: typeof query) => [
   stringRule(location('search'), 'search', { max: 100 }),
   intRule(location('department_id'), 'department_id'),
-  oneOfRule(location('format'), 'format', FORMATS),
   boolRule(location('include_inactive'), 'include_inactive'),
   oneOfRule(location('role_filter'), 'role_filter', ROLE_FILTERS),
 ];
+
+const setRules = (location: typeof query) => [...filterRules(location), oneOfRule(location('format'), 'format', FORMATS)];
 
 export const listRules = [
   ...paginationRules(CONTACT_PAGE.maxLimit),
