@@ -57,7 +57,6 @@ function createServices({ db, config, logger }: AppDeps) {
     security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
     reference: { reference: new ReferenceService({ db }), roles: new RolesService({ db }) },
     transfer: {
-      db,
       importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows }),
       exporter: new DirectoryExport({ db }),
       maxBytes: config.importLimits.maxBytes,

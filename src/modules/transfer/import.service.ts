@@ -8,6 +8,7 @@ import { mapHeader } from './columns';
 import { planImport, type ImportMode, type Plan } from './import.plan';
 import { readRows, type ImportRow, type RowError } from './import.rows';
 import { readSheet } from './sheet';
+import { csvTemplate, xlsxTemplate } from './template';
 
 export interface ImportOptions {
   mode: ImportMode;
@@ -87,6 +88,11 @@ export class DirectoryImport {
     const header = mapHeader(sheet.header);
     if (sheet.rows.length === 0) throw ValidationError.field('file', 'The file has a header but no rows');
     return { ...readRows(sheet, header, passwords), ignored: header.ignored };
+  }
+
+  /** GET /api/contacts/import/template: the header and an example, as CSV or .xlsx. */
+  template(format: 'csv' | 'xlsx'): Promise<Buffer> {
+    return format === 'csv' ? csvTemplate(this.db) : xlsxTemplate(this.db);
   }
 
   /** Hashes of the rows' passwords by row number, a few at a time. */

@@ -5,6 +5,6 @@
  * write of the user row.
  */
 export { DirectoryExport } from './export.service';
-export { DirectoryImport, type ImportReport } from './import.service';
+export { DirectoryImport } from './import.service';
 export { COLUMNS as TRANSFER_COLUMNS } from './columns';
 export { transferRouter } from './transfer.router';

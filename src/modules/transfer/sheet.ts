@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
@@ -28,15 +29,6 @@ export function formatOf(file: Buffer): SheetFormat {
     throw new AppError(415, 'Unsupported file type: send a .csv file (UTF-8 text) or an .xlsx workbook');
   }
   return 'csv';
-}
-
-function isUtf8(file: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Reads a .csv or .xlsx file whole: 400 for a file that cannot be read, 413 for more than `maxRows` data rows. */

@@ -10,11 +10,8 @@ import { filterRules, filtersOf, type ListInput } from '../contacts';
 import { CONTENT_TYPES, DirectoryExport, type FileFormat } from './export.service';
 import type { DirectoryImport } from './import.service';
 import type { ImportMode } from './import.plan';
-import { csvTemplate, xlsxTemplate } from './template';
-import type { Db } from '../../lib/db';
 
 export interface TransferServices {
-  db: Db;
   importer: DirectoryImport;
   exporter: DirectoryExport;
   maxBytes: number;
@@ -76,7 +73,7 @@ function attachment(res: Response, name: string, format: FileFormat): void {
  * contacts router, each route authenticates itself, so other /api/contacts requests pass through untouched.
  */
 export function transferRouter(services: TransferServices, requireAuth: RequestHandler): Router {
-  const { db, importer, exporter, maxBytes } = services;
+  const { importer, exporter, maxBytes } = services;
   const router = Router();
 
   router.post('/import', requireAuth, can('contacts.read', 'contacts.import'), ...importRules, validate, receiveFile(maxBytes), async (req, res) => {
@@ -90,7 +87,7 @@ export function transferRouter(services: TransferServices, requireAuth: RequestH
 
   router.get('/import/template', requireAuth, can('contacts.read', 'contacts.import'), ...templateRules, validate, async (req, res) => {
     const format = inputOf<{ format?: FileFormat }>(req).format ?? 'xlsx';
-    const file = format === 'csv' ? await csvTemplate(db) : await xlsxTemplate(db);
+    const file = await importer.template(format);
     attachment(res, 'contacts-import-template', format);
     res.send(file);
   });
