@@ -309,7 +309,7 @@ async function main() {
     // the service's resident memory at its highest during each scenario (it seldom gives
     // memory back, so a scenario's figure includes what the ones before it left)
     for (const scenario of scenarios(targets)) {
-      if (args.only.length && !args.only.some((o) => scenario.name.startsWith(o))) continue;
+      if (!wants(scenario.name)) continue;
       process.stderr.write(`  ${scenario.name}...\n`);
       const driveService = (seconds: number) => drive(url, scenario, token, args, seconds);
       let first = { first_ms: 0, first_status: 0 };

@@ -1,0 +1,75 @@
+import type { Knex } from 'knex';
+import { ORD_LIMIT, writeLabels } from './labels';
+
+/**
+ * Gaps in the order key (order.ts): the label before a place, and room made where a gap is too
+ * narrow for the rows that go into it.
+ */
+
+/** A relabelled window leaves at least this much room between rows. */
+const WINDOW_SPACING = 2 ** 10;
+
+/** The last placed label before `label`, or 0. */
+export async function lastLabelBefore(trx: Knex.Transaction, label: number): Promise<number> {
+  const row = await trx('users')
+    .where('tree_ord', '>', 0)
+    .andWhere('tree_ord', '<', label)
+    .orderBy('tree_ord', 'desc')
+    .first('tree_ord');
+  return row ? Number(row.tree_ord) : 0;
+}
+
+/**
+ * Spreads out the rows around the gap (before, after) so that `count` more fit in it.
+ * The window grows by doubling on both sides until its labels leave WINDOW_SPACING per row
+ * (or it spans the whole order). Returns the label after which the new rows go and their spacing.
+ * `virtual` rows (labelled, not yet inserted) are relabelled in memory along with the table's.
+ */
+export async function makeRoom(
+  trx: Knex.Transaction,
+  before: number,
+  after: number,
+  count: number,
+  virtual: ReadonlyMap<number, { tree_ord: number }> = new Map(),
+): Promise<{ before: number; spacing: number }> {
+  const near = (side: 'left' | 'right', rows: Array<{ id: unknown; tree_ord: unknown }>, width: number) => {
+    const all = rows.map((r) => ({ id: Number(r.id), tree_ord: Number(r.tree_ord) }));
+    for (const [id, v] of virtual) {
+      if (side === 'left' ? v.tree_ord <= before : v.tree_ord >= after) all.push({ id, tree_ord: v.tree_ord });
+    }
+    all.sort((x, y) => (side === 'left' ? y.tree_ord - x.tree_ord : x.tree_ord - y.tree_ord));
+    return all.slice(0, width + 1);
+  };
+  for (let width = 8; ; width *= 2) {
+    const left = near(
+      'left',
+      await trx('users').where('tree_ord', '>', 0).andWhere('tree_ord', '<=', before).orderBy('tree_ord', 'desc').limit(width + 1).select('id', 'tree_ord'),
+      width,
+    );
+    const right = near(
+      'right',
+      await trx('users').where('tree_ord', '>=', after).orderBy('tree_ord').limit(width + 1).select('id', 'tree_ord'),
+      width,
+    );
+    const low = left.length > width ? left.pop()!.tree_ord : 0;
+    const high = right.length > width ? right.pop()!.tree_ord : ORD_LIMIT;
+    const slots = left.length + count + right.length + 1;
+    const spacing = Math.floor((high - low) / slots);
+    const whole = low === 0 && high === ORD_LIMIT;
+    if (spacing >= WINDOW_SPACING || (whole && spacing >= 1)) {
+      left.reverse();
+      const labels: Array<{ id: number; tree_ord: number }> = [];
+      left.forEach((r, i) => labels.push({ id: r.id, tree_ord: low + spacing * (i + 1) }));
+      right.forEach((r, i) => labels.push({ id: r.id, tree_ord: low + spacing * (left.length + count + i + 1) }));
+      const inTable: typeof labels = [];
+      for (const l of labels) {
+        const v = virtual.get(l.id);
+        if (v) v.tree_ord = l.tree_ord;
+        else inTable.push(l);
+      }
+      await writeLabels(trx, inTable);
+      return { before: low + spacing * left.length, spacing };
+    }
+    if (whole) throw new Error('tree-order: the order key space is exhausted');
+  }
+}
