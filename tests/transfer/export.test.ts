@@ -103,6 +103,19 @@ describe('GET /api/contacts/export', () => {
     expect((await request(ctx.app).get('/api/contacts/export')).status).toBe(401);
   });
 
+  it('applies the listing\'s filters: department_id and role_filter select the rows', async () => {
+    const [dept] = await ctx.db('departments').insert({ unit_id: f.unit.id, name: `Export desk ${tagOf()}`, created_at: new Date(), updated_at: new Date() });
+    const deptName = String((await ctx.db('departments').where({ id: dept }).first('name')).name);
+    const [a, b] = [tagOf('DF'), tagOf('DF')];
+    const withDept = [...personRow(f, a), deptName];
+    expect((await importCsv(ctx, f.admin, csv([[...HEADER, 'department'], withDept, [...personRow(f, b), '']]))).status).toBe(200);
+    const inDept = rowsOf((await exportFile(ctx.app, f.user, { department_id: Number(dept) })).body).slice(1);
+    expect(inDept.map((r) => r[1])).toEqual([a]);
+    const admins = rowsOf((await exportFile(ctx.app, f.user, { unit_id: f.unit.id, role_filter: 'admin' })).body).slice(1);
+    expect(admins.map((r) => r[1])).toEqual([f.admin.service_no]);
+    expect(admins[0][10]).toBe('Admin');
+  });
+
   it('leaves inactive contacts out unless include_inactive=true', async () => {
     const gone = await createUser(ctx, { unit_id: f.unit.id, is_active: false });
     const plain = rowsOf((await exportFile(ctx.app, f.user, { unit_id: f.unit.id })).body);
@@ -128,7 +141,11 @@ describe('export, then import into an empty directory', () => {
       const app = contractApp(createApp({ db: target.db, config, logger: createLogger({ level: 'silent' }) }));
       const tokens = new TokenService(config.jwt);
       const now = new Date();
-      await target.db('units').insert({ name: f.unit.name, code: f.unit.code, created_at: now, updated_at: now });
+      // the reference data the file names: the unit and its departments
+      const [targetUnit] = await target.db('units').insert({ name: f.unit.name, code: f.unit.code, created_at: now, updated_at: now });
+      for (const name of await ctx.db('departments').where({ unit_id: unitId }).pluck('name')) {
+        await target.db('departments').insert({ unit_id: Number(targetUnit), name, created_at: now, updated_at: now });
+      }
       const admin = await target.db('users').where({ role_id: 1 }).first('id', 'organization_id');
       const token = tokens.signAccess({ id: Number(admin.id), role_name: 'Super_admin', organization_id: Number(admin.organization_id), token_version: 0 });
       const res = await request(app).post('/api/contacts/import').set({ Authorization: `Bearer ${token}` }).attach('file', file, 'contacts.csv');
