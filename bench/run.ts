@@ -249,7 +249,7 @@ async function main() {
   const [{ n }] = await db('users').count({ n: '*' });
   if (Number(n) < args.contacts * 0.9) {
     process.stderr.write(`the directory holds ${n} contacts; adding ${args.contacts} (npm run seed:demo)\n`);
-    await seedDemo(db, { contacts: args.contacts, failedLogins: 0, seed: 42 });
+    await seedDemo(db, { contacts: args.contacts, failedLogins: 0, auditEvents: 0, seed: 42 });
   }
   const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
   if (Number(f) < args.failedLogins * 0.9) await seedFailedLogins(db, args.failedLogins, prng(43));

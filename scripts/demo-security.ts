@@ -1,17 +1,12 @@
-import { dialectOf, type Db } from '../src/lib/db';
-import { bulkInsert, loadData } from '../src/lib/db';
+import type { Db } from '../src/lib/db';
 import { pick } from './demo-data';
+import { loadGenerated } from './demo-load';
 import { Progress } from './progress';
 
 const DAY = 86_400_000;
 
-/**
- * A year of failed sign-ins, for the security lists at scale: spread over three demo
- * organizations and the null organization (unknown identifiers), with a few identifiers and
- * IP addresses under sustained attack, and the reasons sign-in records.
- */
-export async function seedFailedLogins(db: Db, count: number, random: () => number): Promise<void> {
-  const now = Date.now();
+/** The three demo organizations, made when missing. */
+export async function demoOrganizations(db: Db): Promise<number[]> {
   const organizations: number[] = [];
   for (let i = 1; i <= 3; i++) {
     const name = `Demo Organization ${i}`;
@@ -22,6 +17,17 @@ export async function seedFailedLogins(db: Db, count: number, random: () => numb
       organizations.push(Number(id));
     }
   }
+  return organizations;
+}
+
+/**
+ * A year of failed sign-ins, for the security lists at scale: spread over three demo
+ * organizations and the null organization (unknown identifiers), with a few identifiers and
+ * IP addresses under sustained attack, and the reasons sign-in records.
+ */
+export async function seedFailedLogins(db: Db, count: number, random: () => number): Promise<void> {
+  const now = Date.now();
+  const organizations = await demoOrganizations(db);
   const known = (await db('users').orderBy('id').limit(5000).pluck('email')).map(String);
   const attacked = known.slice(0, 20);
   const attackers = Array.from({ length: 25 }, (_, i) => `203.0.113.${i + 1}`);
@@ -43,24 +49,5 @@ export async function seedFailedLogins(db: Db, count: number, random: () => numb
     };
   };
   const columns = ['login_id', 'organization_id', 'ip_address', 'user_agent', 'attempted_at', 'reason'] as const;
-  const mysqlTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
-  function* lines(): Generator<string> {
-    for (let i = 0; i < count; i += 10_000) {
-      let chunk = '';
-      for (let j = i; j < Math.min(count, i + 10_000); j++) {
-        const r = record(j);
-        chunk += `${columns.map((c) => (r[c] === null ? '\\N' : c === 'attempted_at' ? mysqlTime(r.attempted_at) : String(r[c]))).join('\t')}\n`;
-      }
-      progress.advance(Math.min(10_000, count - i));
-      yield chunk;
-    }
-  }
-  const loaded = dialectOf(db) === 'mysql' && (await db.transaction((trx) => loadData(trx, 'failed_login_attempts', [...columns], lines)));
-  if (!loaded) {
-    for (let done = 0; done < count; done += 20_000) {
-      const rows = Array.from({ length: Math.min(20_000, count - done) }, (_, i) => record(done + i));
-      await db.transaction((trx) => bulkInsert(trx, 'failed_login_attempts', rows, progress));
-    }
-  }
-  progress.done();
+  await loadGenerated(db, 'failed_login_attempts', columns, count, record, progress);
 }

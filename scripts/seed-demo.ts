@@ -1,7 +1,9 @@
 /**
  * Fills the database with a realistic demo directory, and optionally a year of failed sign-ins.
  *
- *   npm run seed:demo -- --contacts 100000 [--failed-logins 1000000] [--seed 42]
+ *   npm run seed:demo -- --contacts 100000 [--failed-logins 1000000] [--audit-events 1000000] [--seed 42]
+ *
+ * `--contacts 0` adds none, so a directory that has its contacts can get the other rows alone.
  *
  * Uses the same settings as the service (DB_CLIENT, SQLITE_FILENAME, DATABASE_URL, DB_*).
  * Migrates and seeds first, then adds demo units with departments and the contacts: trees 12+
@@ -16,6 +18,7 @@ import { createDb, dialectOf, ensureDatabase, type Db } from '../src/lib/db';
 import { createLogger } from '../src/lib/logger';
 import { prepareDatabase } from '../src/startup';
 import { changeDirectory, computePreorder, contactGrams, markSearchChanged, sortNameOf, writeLabels } from '../src/modules/contacts';
+import { seedAuditEvents } from './demo-audit';
 import { seedFailedLogins } from './demo-security';
 import { personName, phoneNumber, pick, prng, treeShape } from './demo-data';
 import { bulkInsert, loadData } from '../src/lib/db';
@@ -30,18 +33,20 @@ const DOMAINS = ['army.mil.bd', 'mail.gov.bd', 'directory.test'];
 interface Options {
   contacts: number;
   failedLogins: number;
+  auditEvents: number;
   seed: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { contacts: 10_000, failedLogins: 0, seed: 42 };
+  const options: Options = { contacts: 10_000, failedLogins: 0, auditEvents: 0, seed: 42 };
   for (let i = 0; i < argv.length; i += 2) {
     const value = Number(argv[i + 1]);
     if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${argv[i]} needs a whole number`);
     if (argv[i] === '--contacts') options.contacts = value;
     else if (argv[i] === '--failed-logins') options.failedLogins = value;
+    else if (argv[i] === '--audit-events') options.auditEvents = value;
     else if (argv[i] === '--seed') options.seed = value;
-    else throw new Error(`unknown option ${argv[i]} (use --contacts N, --failed-logins N, --seed N)`);
+    else throw new Error(`unknown option ${argv[i]} (use --contacts N, --failed-logins N, --audit-events N, --seed N)`);
   }
   return options;
 }
@@ -194,7 +199,7 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
 
 /** Fresh statistics, so the query planners pick the indexes a bulk load filled. */
 export async function analyze(db: Db): Promise<void> {
-  if (dialectOf(db) === 'mysql') await db.raw('ANALYZE TABLE users, contact_search_grams, failed_login_attempts');
+  if (dialectOf(db) === 'mysql') await db.raw('ANALYZE TABLE users, contact_search_grams, failed_login_attempts, audit_events, audit_event_targets');
   else await db.raw('ANALYZE');
 }
 
@@ -208,11 +213,17 @@ async function main() {
   const started = Date.now();
   try {
     await prepareDatabase(db, config, logger);
-    const made = await seedDemo(db, options);
-    process.stderr.write(`added ${made.contacts} contacts in ${made.units} units (password ${DEMO_PASSWORD})\n`);
+    if (options.contacts > 0) {
+      const made = await seedDemo(db, options);
+      process.stderr.write(`added ${made.contacts} contacts in ${made.units} units (password ${DEMO_PASSWORD})\n`);
+    }
     if (options.failedLogins > 0) {
       await seedFailedLogins(db, options.failedLogins, prng(options.seed + 1));
       process.stderr.write(`added ${options.failedLogins} failed sign-ins\n`);
+    }
+    if (options.auditEvents > 0) {
+      await seedAuditEvents(db, options.auditEvents, prng(options.seed + 2));
+      process.stderr.write(`added ${options.auditEvents} audit events\n`);
     }
     await analyze(db);
     process.stderr.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s on ${config.db.client}\n`);
