@@ -21,6 +21,7 @@ const MODULE_DEPENDENCIES = {
   contacts: ['access', 'security'],
   accounts: ['access', 'contacts', 'security', 'reference'],
   transfer: ['access', 'contacts', 'reference'],
+  audit: ['access', 'contacts'],
 };
 
 // The application's outer shell: it wires modules together, so modules and lib must not import it.

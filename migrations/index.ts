@@ -10,6 +10,7 @@ import * as contactSearchGrams from './20261122000800_create_contact_search_gram
 import * as failedLoginSummaries from './20261122000900_index_failed_login_summaries';
 import * as rolePermissionNames from './20261122001000_role_permission_names';
 import * as directorySearchVersion from './20261122001100_directory_search_version';
+import * as auditEvents from './20261125000100_create_audit_events';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122000900_index_failed_login_summaries', failedLoginSummaries],
   ['20261122001000_role_permission_names', rolePermissionNames],
   ['20261122001100_directory_search_version', directorySearchVersion],
+  ['20261125000100_create_audit_events', auditEvents],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -17,6 +17,8 @@ export const PERMISSIONS: Record<string, string> = {
   'organizations.manage': 'Create, update and delete organizations; see every organization',
   'security.read_organization': "Read the security records of the caller's organization",
   'security.read_all': 'Read the security records of every organization',
+  'audit.read_organization': "Read the audit trail of the caller's organization",
+  'audit.read_all': 'Read the audit trail of every organization',
 };
 
 /** The access table of the specification (contacts and roles) as role rows. */
@@ -28,7 +30,7 @@ export const ROLES: Array<{ id: number; name: string; description: string; permi
     description: 'User management and system configuration',
     permissions: [
       'contacts.read', 'contacts.create', 'contacts.update', 'contacts.move', 'contacts.reset_password', 'contacts.import',
-      'users.register', 'locations.write', 'reference.write', 'security.read_organization',
+      'users.register', 'locations.write', 'reference.write', 'security.read_organization', 'audit.read_organization',
     ],
   },
   { id: 3, name: 'User', description: 'Basic access', permissions: ['contacts.read'] },

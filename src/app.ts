@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type Redis from 'ioredis';
 import type { Config } from './config';
+import { AuditTrail } from './lib/audit';
 import { ping, type Db } from './lib/db';
 import { ValidationError } from './lib/errors';
 import { errorHandler, notFound } from './lib/http/errors';
@@ -10,6 +11,7 @@ import { createRateLimiters } from './lib/http/rate-limit';
 import { requestLog } from './lib/http/request-log';
 import { wellFormedBody } from './lib/http/well-formed';
 import type { Logger } from './lib/logger';
+import { AuditLog, auditRouter } from './modules/audit';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
 import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchIndex, sessionSource, UnitTrees, userIdBySignIn } from './modules/contacts';
@@ -38,26 +40,28 @@ function createServices({ db, config, logger }: AppDeps) {
   const passwords = new PasswordHasher(config.bcryptCost);
   const loadSession = sessionLoader(sessionSource(db));
   const reads = new ContactReads({ db });
+  const audit = new AuditTrail({ enabled: config.audit.enabled });
   const onError = (err: unknown) => logger.error({ err }, 'contact search index build failed');
   const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError }) : null;
   return {
     requireAuth: authenticate(loadSession, tokens),
     accounts: {
       account: new AccountService({ db, tokens, passwords, loadSession }),
-      register: new RegisterService({ db, passwords }),
-      profile: new ProfileService({ db }),
+      register: new RegisterService({ db, passwords, audit }),
+      profile: new ProfileService({ db, audit }),
     },
     contacts: {
       reads,
       unitTrees: new UnitTrees({ db }),
       search: new ContactSearch({ db, index }),
-      writes: new ContactWrites({ db, reads, passwords }),
+      writes: new ContactWrites({ db, reads, passwords, audit }),
     },
-    locations: new LocationsService({ db }),
+    locations: new LocationsService({ db, audit }),
+    audit: new AuditLog({ db }),
     security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
-    reference: { reference: new ReferenceService({ db }), roles: new RolesService({ db }) },
+    reference: { reference: new ReferenceService({ db, audit }), roles: new RolesService({ db, audit }) },
     transfer: {
-      importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows }),
+      importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows, audit }),
       exporter: new DirectoryExport({ db }),
       maxBytes: config.importLimits.maxBytes,
     },
@@ -118,6 +122,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(wellFormedBody);
 
   app.use('/api/auth', accountsRouter(services.accounts, { authenticate: requireAuth, loginLimiters: limiters.login }));
+  app.use('/api', auditRouter(services.audit, requireAuth));
   // before the contacts router, whose /:id would take /export
   app.use('/api/contacts', transferRouter(services.transfer, requireAuth));
   app.use('/api/contacts', contactsRouter(services.contacts, requireAuth));

@@ -1,5 +1,6 @@
 import { config as loadEnv } from 'dotenv';
 import { loadConfig } from './config';
+import { pruneAuditTrail } from './lib/audit';
 import { createDb } from './lib/db';
 import { createLogger } from './lib/logger';
 import { ensureDatabase, MIGRATIONS, prepareDatabase } from './startup';
@@ -9,14 +10,22 @@ loadEnv({ quiet: true });
 const USAGE = `usage: cli <command>
   migrate    apply the migrations that are not applied yet
   rollback   undo the last batch of migrations
-  seed       migrate, then seed what is missing (roles, organization 1, reference data, locations, first admin)`;
+  seed       migrate, then seed what is missing (roles, organization 1, reference data, locations, first admin)
+  audit:prune  delete the audit entries older than AUDIT_RETENTION_DAYS (0, the default: keep them all)`;
+
+const COMMANDS = ['migrate', 'rollback', 'seed', 'audit:prune'];
+const DAY_MS = 86_400_000;
 
 async function main(command: string | undefined): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'info' });
-  if (command !== 'migrate' && command !== 'rollback' && command !== 'seed') {
+  if (command === undefined || !COMMANDS.includes(command)) {
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
+    return;
+  }
+  if (command === 'audit:prune' && config.audit.retentionDays === 0) {
+    logger.info('AUDIT_RETENTION_DAYS is 0: every audit entry is kept');
     return;
   }
   await ensureDatabase(config.db);
@@ -26,6 +35,10 @@ async function main(command: string | undefined): Promise<void> {
     if (command === 'migrate') {
       const [, applied] = await db.migrate.latest(MIGRATIONS);
       logger.info({ migrations: applied }, applied.length ? 'migrated' : 'already up to date');
+    } else if (command === 'audit:prune') {
+      const before = new Date(Date.now() - config.audit.retentionDays * DAY_MS);
+      const removed = await pruneAuditTrail(db, before);
+      logger.info({ removed, before: before.toISOString() }, 'pruned the audit trail');
     } else if (command === 'rollback') {
       const [, undone] = await db.migrate.rollback(MIGRATIONS);
       logger.info({ migrations: undone }, 'rolled back');

@@ -30,6 +30,8 @@ export interface Config {
   searchIndexRefreshMs: number;
   /** the largest import file (bytes) and the most data rows it may hold */
   importLimits: { maxBytes: number; maxRows: number };
+  /** whether changes are recorded in the audit trail (false is for the benchmark's comparison only), and how many days entries are kept by `npm run audit:prune` (0: forever) */
+  audit: { enabled: boolean; retentionDays: number };
 }
 
 /** Used only outside production, with a warning at start-up. */
@@ -185,6 +187,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     importLimits: {
       maxBytes: int(env, 'IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       maxRows: int(env, 'IMPORT_MAX_ROWS', 100_000, 1, 10_000_000),
+    },
+    audit: {
+      enabled: oneOf(env, 'AUDIT_ENABLED', ['true', 'false'] as const, 'true') === 'true',
+      retentionDays: int(env, 'AUDIT_RETENTION_DAYS', 0, 0, 100_000),
     },
   };
   return deepFreeze(config);

@@ -63,6 +63,16 @@ export const paging = (defaultLimit: number, maxLimit: number): Param[] => [
   query('limit', int({ minimum: 1, maximum: maxLimit, default: defaultLimit }), 'items per page'),
 ];
 
+const instant = (name: 'from' | 'to', day: string): Param =>
+  query(
+    name,
+    str({ examples: ['2026-11-22', '2026-11-22T08:15:30.123Z', '2026-11-22T14:15:30+06:00'] }),
+    `inclusive bound: an ISO 8601 date (${day} of that day, UTC) or date-time (UTC when without a zone)${name === 'to' ? '; not earlier than `from`' : ''}`,
+  );
+
+/** `from` and `to` (lib/http/time-rules.ts) */
+export const timeRange: Param[] = [instant('from', 'the start'), instant('to', 'the end')];
+
 // ---- responses
 
 const json = (schema: Schema) => ({ content: { 'application/json': { schema } } });

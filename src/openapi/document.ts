@@ -4,6 +4,7 @@ import { contactPaths, contactSchemas } from './paths/contacts';
 import { docsPaths, healthPaths } from './paths/health';
 import { locationPaths, locationSchemas } from './paths/locations';
 import { referencePaths, referenceSchemas } from './paths/reference';
+import { auditPaths, auditSchemas } from './paths/audit';
 import { securityPaths, securitySchemas } from './paths/security';
 import { transferPaths } from './paths/transfer';
 
@@ -34,6 +35,7 @@ export function openApiDocument() {
       { name: 'Contacts' },
       { name: 'Locations' },
       { name: 'Security' },
+      { name: 'Audit' },
       { name: 'Reference data' },
     ],
     paths: {
@@ -44,6 +46,7 @@ export function openApiDocument() {
       ...contactPaths,
       ...locationPaths,
       ...securityPaths,
+      ...auditPaths,
       ...referencePaths,
     },
     components: {
@@ -64,6 +67,7 @@ export function openApiDocument() {
         ...contactSchemas,
         ...locationSchemas,
         ...securitySchemas,
+        ...auditSchemas,
         ...referenceSchemas,
       },
     },

@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import { actorOf } from '../../lib/audit';
 import { authOf, clientOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
@@ -26,7 +27,7 @@ export function accountsRouter(services: AccountServices, deps: { authenticate: 
   });
 
   router.post('/register', authenticate, requirePermission('users.register'), ...registerRules, validate, async (req, res) => {
-    const user = await register.register(inputOf<RegisterInput>(req), authOf(req));
+    const user = await register.register(inputOf<RegisterInput>(req), actorOf(req));
     sendSuccess(res, 201, 'User registered successfully', { user });
   });
 
@@ -41,7 +42,7 @@ export function accountsRouter(services: AccountServices, deps: { authenticate: 
   });
 
   router.put('/profile', authenticate, ...updateProfileRules, validate, async (req, res) => {
-    const user = await profile.updateProfile(authOf(req).userId, inputOf<ProfileChanges>(req));
+    const user = await profile.updateProfile(actorOf(req), inputOf<ProfileChanges>(req));
     sendSuccess(res, 200, 'Profile updated successfully', { user });
   });
 

@@ -1,3 +1,4 @@
+import { changesOf, type Actor, type AuditTrail } from '../../lib/audit';
 import type { Db } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import {
@@ -27,16 +28,20 @@ const TAKEN: Record<UniqueField, string> = {
 /** The signed-in user's own profile (docs/api.md, Sign-in, tokens and profile). */
 export class ProfileService {
   private readonly db: Db;
+  private readonly audit: AuditTrail;
 
-  constructor(deps: { db: Db }) {
+  constructor(deps: { db: Db; audit: AuditTrail }) {
     this.db = deps.db;
+    this.audit = deps.audit;
   }
 
   async getProfile(userId: number) {
     return profileUser(await this.user(userId));
   }
 
-  async updateProfile(userId: number, changes: ProfileChanges) {
+  /** The caller's own row: the actor is also the target. */
+  async updateProfile(actor: Actor, changes: ProfileChanges) {
+    const { userId } = actor;
     const claim: UniqueClaim = { fields: changes, exceptId: userId, taken: (field) => new ConflictError(TAKEN[field]) };
     await changeDirectory(
       this.db,
@@ -46,6 +51,10 @@ export class ProfileService {
         await assertUnique(trx, claim);
         await assertChangeReferences(trx, current, changes);
         await updateContact(trx, current, changes);
+        const changed = changesOf({ ...current }, changes);
+        if (Object.keys(changed).length > 0) {
+          await this.audit.record(trx, actor, { action: 'profile.update', targetType: 'contact', targetId: userId, organizationId: current.organization_id, changes: changed });
+        }
       },
       claim,
     );

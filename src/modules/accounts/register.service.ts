@@ -1,6 +1,6 @@
 import type { Db } from '../../lib/db';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
-import type { AuthContext } from '../../lib/http/auth-context';
+import { changesOf, type Actor, type AuditTrail } from '../../lib/audit';
 import { assertRoleWithinReach, type PasswordHasher } from '../access';
 import { assertUnique, changeDirectory, findUser, insertContact, type UniqueClaim, type UniqueField } from '../contacts';
 import { organizationExists, resolveReferenceNames } from '../reference';
@@ -35,13 +35,15 @@ const TAKEN: Record<UniqueField, string> = {
 export class RegisterService {
   private readonly db: Db;
   private readonly passwords: PasswordHasher;
+  private readonly audit: AuditTrail;
 
-  constructor(deps: { db: Db; passwords: PasswordHasher }) {
+  constructor(deps: { db: Db; passwords: PasswordHasher; audit: AuditTrail }) {
     this.db = deps.db;
     this.passwords = deps.passwords;
+    this.audit = deps.audit;
   }
 
-  async register(input: RegisterInput, actor: AuthContext) {
+  async register(input: RegisterInput, actor: Actor) {
     const passwordHash = await this.passwords.hash(input.password);
     const claim: UniqueClaim = {
       fields: { email: input.email, service_no: input.service_no },
@@ -55,7 +57,7 @@ export class RegisterService {
         await assertRoleWithinReach(trx, actor, ids.role_id);
         const organizationId = await this.organizationFor(trx, input, actor);
         await assertUnique(trx, claim);
-        return insertContact(trx, {
+        const values = {
           name: input.name,
           email: input.email,
           service_no: input.service_no,
@@ -67,7 +69,10 @@ export class RegisterService {
           sub_branch: input.sub_branch ?? null,
           organization_id: organizationId,
           ...ids,
-        });
+        };
+        const created = await insertContact(trx, { ...values, password_hash: passwordHash });
+        await this.audit.record(trx, actor, { action: 'user.register', targetType: 'contact', targetId: created, organizationId, changes: changesOf(null, values) });
+        return created;
       },
       claim,
     );
@@ -77,7 +82,7 @@ export class RegisterService {
   }
 
   /** The registering user's organization; a caller who manages organizations may name another. */
-  private async organizationFor(db: Parameters<typeof organizationExists>[0], input: RegisterInput, actor: AuthContext): Promise<number> {
+  private async organizationFor(db: Parameters<typeof organizationExists>[0], input: RegisterInput, actor: Actor): Promise<number> {
     if (input.organization_id === undefined || !actor.permissions.has('organizations.manage')) {
       return actor.organizationId;
     }

@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import { actorOf } from '../../lib/audit';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
 import { requirePermission } from '../access';
@@ -28,16 +29,16 @@ function levelRouter(service: LocationsService, level: LevelDef, canWrite: Reque
     sendSuccess(res, 200, `${level.label} retrieved successfully`, { [level.singular]: record });
   });
   router.post('/', canWrite, ...createRules(level), validate, async (req, res) => {
-    const record = await service.create(level, inputOf<LocationValues>(req));
+    const record = await service.create(level, inputOf<LocationValues>(req), actorOf(req));
     sendSuccess(res, 201, `${level.label} created successfully`, { [level.singular]: record });
   });
   router.put('/:id', canWrite, ...updateRules(level), validate, async (req, res) => {
     const { id, ...changes } = inputOf<LocationValues & { id: number }>(req);
-    const record = await service.update(level, id, changes);
+    const record = await service.update(level, id, changes, actorOf(req));
     sendSuccess(res, 200, `${level.label} updated successfully`, { [level.singular]: record });
   });
   router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
-    const record = await service.remove(level, inputOf<{ id: number }>(req).id);
+    const record = await service.remove(level, inputOf<{ id: number }>(req).id, actorOf(req));
     sendSuccess(res, 200, `${level.label} deleted successfully`, { [level.singular]: record });
   });
   return router;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
 import { inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
@@ -27,9 +28,11 @@ interface LevelCounts {
 /** Countries, divisions, districts and thanas: one implementation, driven by the level definitions. */
 export class LocationsService {
   private readonly db: Db;
+  private readonly audit: AuditTrail;
 
-  constructor(deps: { db: Db }) {
+  constructor(deps: { db: Db; audit: AuditTrail }) {
     this.db = deps.db;
+    this.audit = deps.audit;
   }
 
   async list(level: LevelDef, input: ListInput) {
@@ -74,17 +77,19 @@ export class LocationsService {
     return { [parent.key]: parentId, [level.plural]: rows.map((row: Row) => toRecord(level, row)), total: rows.length };
   }
 
-  async create(level: LevelDef, values: LocationValues): Promise<Row> {
+  async create(level: LevelDef, values: LocationValues, actor: Actor): Promise<Row> {
     return this.write(level, async (trx) => {
       await this.checkParent(trx, level, values);
       await this.checkNameFree(trx, level, values, null);
       const now = new Date();
-      const [id] = await trx(level.table).insert({ ...values, is_active: true, created_at: now, updated_at: now });
+      const row = { ...values, is_active: true };
+      const [id] = await trx(level.table).insert({ ...row, created_at: now, updated_at: now });
+      await this.record(trx, actor, level, 'create', Number(id), changesOf(null, row));
       return this.get(level, Number(id), trx);
     });
   }
 
-  async update(level: LevelDef, id: number, changes: LocationValues): Promise<Row> {
+  async update(level: LevelDef, id: number, changes: LocationValues, actor: Actor, action: 'update' | 'delete' = 'update'): Promise<Row> {
     return this.write(level, async (trx) => {
       const current: Row | undefined = await trx(level.table).where({ id }).forUpdate().first();
       if (!current) throw new NotFoundError(`${level.label} not found`);
@@ -98,13 +103,23 @@ export class LocationsService {
         await this.checkNameFree(trx, level, { ...current, ...changes }, id);
       }
       await trx(level.table).where({ id }).update({ ...changes, updated_at: new Date() });
+      await this.record(trx, actor, level, action, id, changesOf(current, changes));
       return this.get(level, id, trx);
     });
   }
 
   /** Soft delete: the row stays, inactive, and drops out of lists and child lookups. */
-  async remove(level: LevelDef, id: number): Promise<Row> {
-    return this.update(level, id, { is_active: false });
+  async remove(level: LevelDef, id: number, actor: Actor): Promise<Row> {
+    return this.update(level, id, { is_active: false }, actor, 'delete');
+  }
+
+  /**
+   * Locations belong to no organization: the entry is filed under the actor's (AuditEntry). A
+   * change that changed nothing (a delete of an inactive record, say) leaves none.
+   */
+  private async record(trx: Knex.Transaction, actor: Actor, level: LevelDef, verb: string, id: number, changes: Changes) {
+    if (Object.keys(changes).length === 0) return;
+    await this.audit.record(trx, actor, { action: `${level.singular}.${verb}`, targetType: level.singular, targetId: id, changes });
   }
 
   async statistics(): Promise<Record<string, LevelCounts>> {

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { body, param, query } from 'express-validator';
 import { NotFoundError } from '../../lib/errors';
+import { actorOf } from '../../lib/audit';
 import { authOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { idParamRule, inputOf, paginationRules, stringRule, validate } from '../../lib/http/validate';
@@ -47,16 +48,16 @@ function resourceRouter(
     sendSuccess(res, 200, `${def.label} retrieved successfully`, { [def.singular]: await service.get(def, id) });
   });
   router.post('/', canWrite, ...spec.createRules, validate, async (req, res) => {
-    const record = await service.create(def, inputOf<Values>(req));
+    const record = await service.create(def, inputOf<Values>(req), actorOf(req));
     sendSuccess(res, 201, `${def.label} created successfully`, { [def.singular]: record });
   });
   router.put('/:id', canWrite, ...idRules, ...spec.updateRules, validate, async (req, res) => {
     const { id, ...changes } = inputOf<Values & { id: number }>(req);
-    const record = await service.update(def, id, changes);
+    const record = await service.update(def, id, changes, actorOf(req));
     sendSuccess(res, 200, `${def.label} updated successfully`, { [def.singular]: record });
   });
   router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
-    await service.remove(def, inputOf<{ id: number }>(req).id);
+    await service.remove(def, inputOf<{ id: number }>(req).id, actorOf(req));
     sendSuccess(res, 200, `${def.label} deleted successfully`);
   });
   return router;
@@ -83,15 +84,15 @@ function rolesRouter(roles: RolesService, requireAuth: RequestHandler): Router {
     sendSuccess(res, 200, 'Role retrieved successfully', { role: await roles.get(inputOf<{ id: number }>(req).id) });
   });
   router.post('/', canWrite, ...roleRules(true), validate, async (req, res) => {
-    const role = await roles.create(inputOf<RoleInput & { name: string }>(req), authOf(req));
+    const role = await roles.create(inputOf<RoleInput & { name: string }>(req), actorOf(req));
     sendSuccess(res, 201, 'Role created successfully', { role });
   });
   router.put('/:id', canWrite, ...idRules, ...roleRules(false), validate, async (req, res) => {
     const { id, ...input } = inputOf<RoleInput & { id: number }>(req);
-    sendSuccess(res, 200, 'Role updated successfully', { role: await roles.update(id, input, authOf(req)) });
+    sendSuccess(res, 200, 'Role updated successfully', { role: await roles.update(id, input, actorOf(req)) });
   });
   router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
-    await roles.remove(inputOf<{ id: number }>(req).id, authOf(req));
+    await roles.remove(inputOf<{ id: number }>(req).id, actorOf(req));
     sendSuccess(res, 200, 'Role deleted successfully');
   });
   return router;

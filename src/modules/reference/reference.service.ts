@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
 import { inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
@@ -43,9 +44,11 @@ export const REFERENCE_PAGE = { defaultLimit: 50, maxLimit: 500 };
 
 export class ReferenceService {
   private readonly db: Db;
+  private readonly audit: AuditTrail;
 
-  constructor(deps: { db: Db }) {
+  constructor(deps: { db: Db; audit: AuditTrail }) {
     this.db = deps.db;
+    this.audit = deps.audit;
   }
 
   async list(def: ResourceDef, input: ListInput) {
@@ -76,20 +79,21 @@ export class ReferenceService {
     return def.toRecord(row);
   }
 
-  async create(def: ResourceDef, values: Values): Promise<Values> {
+  async create(def: ResourceDef, values: Values, actor: Actor): Promise<Values> {
     return this.write(
       def,
       async (trx) => {
         await this.checkWrite(trx, def, values, null);
         const now = new Date();
         const [id] = await trx(def.table).insert({ ...values, created_at: now, updated_at: now });
+        await this.record(trx, actor, def, 'create', Number(id), changesOf(null, values));
         return this.get(def, Number(id), trx);
       },
       { values, id: null },
     );
   }
 
-  async update(def: ResourceDef, id: number, changes: Values): Promise<Values> {
+  async update(def: ResourceDef, id: number, changes: Values, actor: Actor): Promise<Values> {
     return this.write(
       def,
       async (trx) => {
@@ -97,20 +101,34 @@ export class ReferenceService {
         if (!current) throw new NotFoundError(`${def.label} not found`);
         await this.checkWrite(trx, def, { ...current, ...changes }, id);
         await trx(def.table).where({ id }).update({ ...changes, updated_at: new Date() });
+        await this.record(trx, actor, def, 'update', id, changesOf(current, changes));
         return this.get(def, id, trx);
       },
       { values: changes, id },
     );
   }
 
-  async remove(def: ResourceDef, id: number): Promise<void> {
+  async remove(def: ResourceDef, id: number, actor: Actor): Promise<void> {
     await this.write(def, async (trx) => {
-      const current = await trx(def.table).where({ id }).forUpdate().first('id');
+      const current: Values | undefined = await trx(def.table).where({ id }).forUpdate().first();
       if (!current) throw new NotFoundError(`${def.label} not found`);
       await def.checkDelete?.(trx, id);
       await this.assertUnused(trx, def, id);
       await trx(def.table).where({ id }).delete();
+      // the record as it was, field by field, since the row is gone
+      const { id: _id, created_at: _created, updated_at: _updated, ...fields } = current;
+      await this.record(trx, actor, def, 'delete', id, changesOf(fields, Object.fromEntries(Object.keys(fields).map((f) => [f, null]))));
     });
+  }
+
+  /**
+   * One entry per change that changed something. Reference records belong to no organization,
+   * so the entry is filed under the actor's (AuditEntry); an organization is its own.
+   */
+  private async record(trx: Knex.Transaction, actor: Actor, def: ResourceDef, verb: string, id: number, changes: Changes) {
+    if (verb === 'update' && Object.keys(changes).length === 0) return;
+    const organizationId = def.table === 'organizations' ? id : actor.organizationId;
+    await this.audit.record(trx, actor, { action: `${def.singular}.${verb}`, targetType: def.singular, targetId: id, organizationId, changes });
   }
 
   private async checkWrite(trx: Knex.Transaction, def: ResourceDef, values: Values, id: number | null) {

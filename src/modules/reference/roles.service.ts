@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { inTransaction, isUniqueViolation, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
+import { changesOf, type Actor, type AuditTrail } from '../../lib/audit';
 import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
 import { assertRoleWithinReach, permissionList, writeGrants } from '../access';
@@ -17,9 +18,11 @@ export interface RoleInput {
 
 export class RolesService {
   private readonly db: Db;
+  private readonly audit: AuditTrail;
 
-  constructor(deps: { db: Db }) {
+  constructor(deps: { db: Db; audit: AuditTrail }) {
     this.db = deps.db;
+    this.audit = deps.audit;
   }
 
   async list() {
@@ -36,7 +39,7 @@ export class RolesService {
     return this.db('permissions').orderBy('name').select('id', 'name', 'description');
   }
 
-  async create(input: Required<Pick<RoleInput, 'name'>> & RoleInput, actor: AuthContext) {
+  async create(input: Required<Pick<RoleInput, 'name'>> & RoleInput, actor: Actor) {
     return this.write(async (trx) => {
       await this.assertNameFree(trx, input.name, null);
       const now = new Date();
@@ -47,13 +50,16 @@ export class RolesService {
         updated_at: now,
       });
       await this.grant(trx, Number(id), input.permissions ?? [], actor);
-      return this.get(Number(id), trx);
+      const role = await this.get(Number(id), trx);
+      await this.record(trx, actor, 'create', role.id, null, role);
+      return role;
     });
   }
 
-  async update(id: number, input: RoleInput, actor: AuthContext) {
+  async update(id: number, input: RoleInput, actor: Actor) {
     return this.write(async (trx) => {
       await this.assertChangeable(trx, id, actor);
+      const before = await this.get(id, trx);
       if (input.name !== undefined) await this.assertNameFree(trx, input.name, id);
       const changes: Record<string, unknown> = { updated_at: new Date() };
       if (input.name !== undefined) changes.name = input.name;
@@ -64,18 +70,30 @@ export class RolesService {
         // holders of the role keep no token issued for the rights it had
         await revokeTokensOfRole(trx, id);
       }
-      return this.get(id, trx);
+      const role = await this.get(id, trx);
+      await this.record(trx, actor, 'update', id, before, role);
+      return role;
     });
   }
 
-  async remove(id: number, actor: AuthContext) {
+  async remove(id: number, actor: Actor) {
     await this.write(async (trx) => {
       await this.assertChangeable(trx, id, actor);
       if (await trx('users').where({ role_id: id }).first('id')) {
         throw new ConflictError('Role is in use and cannot be deleted');
       }
+      const before = await this.get(id, trx);
       await trx('roles').where({ id }).delete();
+      await this.record(trx, actor, 'delete', id, before, { name: null, description: null, permissions: null });
     });
+  }
+
+  /** A role's name, description and permissions, before and after; roles are filed under the actor's organization. */
+  private async record(trx: Knex.Transaction, actor: Actor, verb: string, id: number, before: RoleFields | null, after: RoleFields) {
+    const pick = (r: RoleFields) => ({ name: r.name, description: r.description, permissions: r.permissions });
+    const changes = changesOf(before ? pick(before) : null, pick(after));
+    if (verb === 'update' && Object.keys(changes).length === 0) return;
+    await this.audit.record(trx, actor, { action: `role.${verb}`, targetType: 'role', targetId: id, changes });
   }
 
   private async write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
@@ -112,6 +130,8 @@ export class RolesService {
     await writeGrants(trx, roleId, known.map((k) => Number(k.id)), 'replace');
   }
 }
+
+type RoleFields = Pick<ReturnType<typeof toRole>, 'name' | 'description' | 'permissions'> | Record<'name' | 'description' | 'permissions', null>;
 
 function toRole(row: Record<string, unknown>) {
   return {

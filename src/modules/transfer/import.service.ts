@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../lib/db';
 import { AppError, ValidationError } from '../../lib/errors';
-import type { AuthContext } from '../../lib/http/auth-context';
+import type { Actor, AuditTrail } from '../../lib/audit';
 import type { PasswordHasher } from '../access';
 import { assertChangeReferences, changeDirectory, insertContactForest, updateContact } from '../contacts';
 import { mapHeader } from './columns';
@@ -54,14 +54,16 @@ export class DirectoryImport {
   private readonly db: Db;
   private readonly passwords: PasswordHasher;
   private readonly maxRows: number;
+  private readonly audit: AuditTrail;
 
-  constructor(deps: { db: Db; passwords: PasswordHasher; maxRows: number }) {
+  constructor(deps: { db: Db; passwords: PasswordHasher; maxRows: number; audit: AuditTrail }) {
     this.db = deps.db;
     this.passwords = deps.passwords;
     this.maxRows = deps.maxRows;
+    this.audit = deps.audit;
   }
 
-  async run(file: Buffer, options: ImportOptions, actor: AuthContext): Promise<ImportReport> {
+  async run(file: Buffer, options: ImportOptions, actor: Actor): Promise<ImportReport> {
     const { rows, errors: rowErrors, ignored } = await this.read(file, options.passwords);
     const base = { mode: options.mode, dry_run: options.dryRun, ignored_columns: ignored };
     // before the lock: hashing 10,000 passwords takes minutes at a production cost
@@ -70,10 +72,15 @@ export class DirectoryImport {
       return await changeDirectory(this.db, async (trx) => {
         const plan = await planImport(trx, rows, options.mode, actor);
         const errors = [...rowErrors, ...plan.errors];
-        if (errors.length === 0) errors.push(...(await write(trx, plan, hashes)));
+        const written = errors.length === 0 ? await write(trx, plan, hashes) : { errors: [], ids: [] };
+        errors.push(...written.errors);
         const report = reportOf(base, plan, errors);
         if (options.dryRun) throw new DryRunDone(report);
         if (errors.length > 0) throw rejected(report);
+        // one entry for the whole file: its counts, and every contact it wrote as a target
+        const { created, updated, unchanged, mode } = report;
+        const details = { mode, rows: rows.length, created, updated, unchanged };
+        await this.audit.record(trx, actor, { action: 'contact.import', targetType: 'contact', targetId: null, targetIds: written.ids, details });
         return report;
       });
     } catch (err) {
@@ -112,7 +119,7 @@ export class DirectoryImport {
  * A rule that only the write can check (a unit change of a contact with children, say) stops
  * it, and is returned as the error of its row: the caller fails the whole import.
  */
-async function write(trx: Knex.Transaction, plan: Plan, hashes: ReadonlyMap<number, string>): Promise<RowError[]> {
+async function write(trx: Knex.Transaction, plan: Plan, hashes: ReadonlyMap<number, string>): Promise<{ errors: RowError[]; ids: number[] }> {
   const created = await insertContactForest(
     trx,
     plan.creates.map((c) => ({ ...c.contact, password_hash: c.password ? (hashes.get(c.row) ?? null) : null })),
@@ -126,10 +133,10 @@ async function write(trx: Knex.Transaction, plan: Plan, hashes: ReadonlyMap<numb
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 400) throw err;
       const field = err.errors?.[0]?.field ?? 'service_no';
-      return [{ row: u.row, field: COLUMN_OF[field] ?? field, message: err.errors?.[0]?.message ?? err.message }];
+      return { errors: [{ row: u.row, field: COLUMN_OF[field] ?? field, message: err.errors?.[0]?.message ?? err.message }], ids: [] };
     }
   }
-  return [];
+  return { errors: [], ids: [...created.values(), ...plan.updates.map((u) => u.current.id)] };
 }
 
 function reportOf(base: Pick<ImportReport, 'mode' | 'dry_run' | 'ignored_columns'>, plan: Plan, errors: RowError[]): ImportReport {

@@ -2,7 +2,7 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import { query } from 'express-validator';
 import multer from 'multer';
 import { AppError, ValidationError } from '../../lib/errors';
-import { authOf } from '../../lib/http/auth-context';
+import { actorOf } from '../../lib/audit';
 import { sendSuccess } from '../../lib/http/respond';
 import { boolRule, inputOf, intRule, oneOfRule, validate } from '../../lib/http/validate';
 import { requirePermission as can } from '../access';
@@ -81,7 +81,7 @@ export function transferRouter(services: TransferServices, requireAuth: RequestH
     if (!file) throw ValidationError.field('file', 'A file is required: a multipart part named file, or a text/csv body');
     const input = inputOf<{ dry_run?: boolean; mode?: ImportMode; passwords?: 'allow' | 'refuse' }>(req);
     const options = { dryRun: input.dry_run ?? false, mode: input.mode ?? 'create', passwords: input.passwords === 'allow' };
-    const report = await importer.run(file, options, authOf(req));
+    const report = await importer.run(file, options, actorOf(req));
     sendSuccess(res, 200, options.dryRun ? 'Import checked: nothing was written' : 'Import completed', report);
   });
 

@@ -4,6 +4,7 @@ import {
   arrayOf,
   constant,
   int,
+  timeRange,
   nullable,
   obj,
   operation,
@@ -93,14 +94,7 @@ const organizationId = query(
   'a positive integer, or `null` for the failed sign-ins with no organization. Validated for everyone, obeyed only with `security.read_all`',
 );
 
-const instant = (name: 'from' | 'to', day: string): Param =>
-  query(
-    name,
-    str({ examples: ['2026-11-22', '2026-11-22T08:15:30.123Z', '2026-11-22T14:15:30+06:00'] }),
-    `inclusive bound: an ISO 8601 date (${day} of that day, UTC) or date-time (UTC when without a zone)${name === 'to' ? '; not earlier than `from`' : ''}`,
-  );
-
-const listParams: Param[] = [...paging(SECURITY_PAGE.defaultLimit, SECURITY_PAGE.maxLimit), instant('from', 'the start'), instant('to', 'the end')];
+const listParams: Param[] = [...paging(SECURITY_PAGE.defaultLimit, SECURITY_PAGE.maxLimit), ...timeRange];
 const summary = 'The summary counts the whole filtered, scoped set (not the page), and is reused for SECURITY_SUMMARY_CACHE_MS (`generated_at` says when it was computed).';
 const newestFirst = 'Newest first, then by id descending. A page past the end is empty, with the real totals.';
 

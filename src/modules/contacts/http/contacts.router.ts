@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { authOf, clientOf } from '../../../lib/http/auth-context';
+import { actorOf } from '../../../lib/audit';
 import { sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { requirePermission as can } from '../../access';
@@ -57,17 +57,17 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
     sendSuccess(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTree(unitId, input));
   });
   router.post('/bulk-delete', can('contacts.delete', 'contacts.bulk'), ...bulkDeleteRules, validate, async (req, res) => {
-    const result = await writes.bulkDelete(inputOf<{ contactIds: number[] }>(req).contactIds, authOf(req));
+    const result = await writes.bulkDelete(inputOf<{ contactIds: number[] }>(req).contactIds, actorOf(req));
     sendSuccess(res, 200, `${result.deletedCount} contacts deleted successfully`, result);
   });
   router.post('/bulk-move', can('contacts.move', 'contacts.bulk'), ...bulkMoveRules, validate, async (req, res) => {
     const { contactIds, parent_id } = inputOf<{ contactIds: number[]; parent_id: number | null }>(req);
-    const result = await writes.bulkMove(contactIds, parent_id);
+    const result = await writes.bulkMove(contactIds, parent_id, actorOf(req));
     sendSuccess(res, 200, `${result.movedCount} contacts moved successfully`, result);
   });
 
   router.post('/', can('contacts.create'), ...createRules, validate, async (req, res) => {
-    const result = await writes.create(inputOf<CreateContactInput>(req), authOf(req));
+    const result = await writes.create(inputOf<CreateContactInput>(req), actorOf(req));
     sendSuccess(res, 201, 'Contact created successfully', result);
   });
   router.get('/:id', ...idRules, validate, async (req, res) => {
@@ -75,10 +75,10 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.put('/:id', can('contacts.update'), ...updateRules, validate, async (req, res) => {
     const { id, ...changes } = inputOf<ContactChanges & Id>(req);
-    sendSuccess(res, 200, 'Contact updated successfully', { contact: await writes.update(id, changes, authOf(req)) });
+    sendSuccess(res, 200, 'Contact updated successfully', { contact: await writes.update(id, changes, actorOf(req)) });
   });
   router.delete('/:id', can('contacts.delete'), ...idRules, validate, async (req, res) => {
-    await writes.remove(inputOf<Id>(req).id, authOf(req));
+    await writes.remove(inputOf<Id>(req).id, actorOf(req));
     sendSuccess(res, 200, 'Contact deleted successfully');
   });
   router.get('/:id/children', ...childrenRules, validate, async (req, res) => {
@@ -87,11 +87,11 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.put('/:id/move', can('contacts.move'), ...moveRules, validate, async (req, res) => {
     const { id, parent_id } = inputOf<Id & { parent_id: number | null }>(req);
-    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, authOf(req)));
+    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, actorOf(req)));
   });
   router.put('/:id/password', can('contacts.reset_password'), ...resetPasswordRules, validate, async (req, res) => {
     const { id, newPassword } = inputOf<Id & { newPassword: string }>(req);
-    await writes.resetPassword(id, newPassword, authOf(req), clientOf(req));
+    await writes.resetPassword(id, newPassword, actorOf(req));
     sendSuccess(res, 200, 'Password reset successfully');
   });
   return router;

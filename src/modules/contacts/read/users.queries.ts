@@ -122,6 +122,9 @@ export interface UserRow {
   department_id: number | null;
   designation_id: number;
   rank_id: number | null;
+  branch: string | null;
+  sub_branch: string | null;
+  avatar: string | null;
   status: string;
   parent_id: number | null;
   role_id: number;
@@ -146,7 +149,7 @@ export async function findUserRows(
       .whereIn(by, chunk)
       .select(
         'id', 'name', 'email', 'service_no', 'phone', 'mobile', 'alternative_mobile', 'unit_id', 'department_id',
-        'designation_id', 'rank_id', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version',
+        'designation_id', 'rank_id', 'branch', 'sub_branch', 'avatar', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version',
       );
     for (const row of found) {
       rows.push({

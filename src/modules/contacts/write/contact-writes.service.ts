@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { inTransaction, type Db } from '../../../lib/db';
 import { BadRequestError, NotFoundError } from '../../../lib/errors';
-import type { AuthContext, ClientInfo } from '../../../lib/http/auth-context';
+import { changesOf, type Actor, type AuditTrail, type Changes } from '../../../lib/audit';
 import { assertRoleWithinReach, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
 import { findUserRow, findUserRows, type UserRow } from '../read/users.queries';
@@ -26,11 +26,13 @@ export class ContactWrites {
   private readonly db: Db;
   private readonly reads: ContactReads;
   private readonly passwords: PasswordHasher;
+  private readonly audit: AuditTrail;
 
-  constructor(deps: { db: Db; reads: ContactReads; passwords: PasswordHasher }) {
+  constructor(deps: { db: Db; reads: ContactReads; passwords: PasswordHasher; audit: AuditTrail }) {
     this.db = deps.db;
     this.reads = deps.reads;
     this.passwords = deps.passwords;
+    this.audit = deps.audit;
   }
 
   /** The contact, active, for a change; 404 otherwise. An inactive contact is read-only. */
@@ -40,7 +42,7 @@ export class ContactWrites {
     return current;
   }
 
-  async create(input: CreateContactInput, actor: AuthContext) {
+  async create(input: CreateContactInput, actor: Actor) {
     const { password, ...fields } = input;
     const passwordHash = password ? await this.passwords.hash(password) : null;
     const roleId = fields.role_id ?? 3;
@@ -51,7 +53,10 @@ export class ContactWrites {
         await assertRoleWithinReach(trx, actor, roleId);
         await assertReferences(trx, { ...fields, role_id: roleId }, fields.unit_id);
         await assertUnique(trx, claim);
-        return insertContact(trx, { ...fields, role_id: roleId, password_hash: passwordHash, organization_id: actor.organizationId });
+        const values = { ...fields, role_id: roleId, organization_id: actor.organizationId };
+        const created = await insertContact(trx, { ...values, password_hash: passwordHash });
+        await this.audit.record(trx, actor, { action: 'contact.create', targetType: 'contact', targetId: created, changes: changesOf(null, values) });
+        return created;
       },
       claim,
     );
@@ -59,7 +64,7 @@ export class ContactWrites {
     return { contact, tree: await this.reads.unitTreeCompact(contact.unit_id) };
   }
 
-  async update(id: number, changes: ContactChanges, actor: AuthContext) {
+  async update(id: number, changes: ContactChanges, actor: Actor) {
     const claim: UniqueClaim = { fields: changes, exceptId: id, taken: duplicate };
     await changeDirectory(
       this.db,
@@ -70,38 +75,50 @@ export class ContactWrites {
         await assertChangeReferences(trx, current, changes);
         await assertUnique(trx, claim);
         await updateContact(trx, current, changes);
+        await this.recordChange(trx, actor, 'contact.update', current, changesOf({ ...current }, changes));
       },
       claim,
     );
     return this.reads.get(id);
   }
 
-  async remove(id: number, actor: AuthContext): Promise<void> {
+  async remove(id: number, actor: Actor): Promise<void> {
     if (id === actor.userId) throw new BadRequestError('You cannot delete your own account');
     await changeDirectory(this.db, async (trx) => {
-      await this.activeContact(trx, id);
+      const current = await this.activeContact(trx, id);
       await deactivateContacts(trx, [id]);
+      await this.recordChange(trx, actor, 'contact.delete', current, { is_active: [true, false] });
     });
   }
 
-  async move(id: number, parentId: number | null, actor: AuthContext) {
+  async move(id: number, parentId: number | null, actor: Actor) {
     const unitId = await changeDirectory(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
       await assertRoleWithinReach(trx, actor, current.role_id);
       await updateContact(trx, current, { parent_id: parentId });
+      await this.recordChange(trx, actor, 'contact.move', current, changesOf({ ...current }, { parent_id: parentId }));
       return current.unit_id;
     });
     return { contact: await this.reads.get(id), tree: await this.reads.unitTreeCompact(unitId) };
   }
 
-  async bulkDelete(ids: number[], actor: AuthContext) {
+  async bulkDelete(ids: number[], actor: Actor) {
     if (ids.includes(actor.userId)) throw new BadRequestError('You cannot delete your own account');
-    const deleted = await changeDirectory(this.db, (trx) => deactivateContacts(trx, ids));
+    const deleted = await changeDirectory(this.db, async (trx) => {
+      const removed = await deactivateContacts(trx, ids);
+      const rows = await findUserRows(trx, removed);
+      for (const group of byOrganization(rows)) {
+        const contactIds = group.map((r) => r.id);
+        const entry = { action: 'contact.bulk_delete', targetType: 'contact', targetId: null, targetIds: contactIds };
+        await this.audit.record(trx, actor, { ...entry, organizationId: group[0].organization_id, changes: { is_active: [true, false] }, details: { contact_ids: contactIds } });
+      }
+      return removed;
+    });
     return { deletedCount: deleted.length, contactIds: deleted };
   }
 
   /** All or nothing: every id must be an active contact, and the parent must suit each of them. */
-  async bulkMove(ids: number[], parentId: number | null) {
+  async bulkMove(ids: number[], parentId: number | null, actor: Actor) {
     await changeDirectory(this.db, async (trx) => {
       const rows = (await findUserRows(trx, ids)).filter((r) => r.is_active);
       const found = new Set(rows.map((r) => r.id));
@@ -109,18 +126,43 @@ export class ContactWrites {
       if (missing.length > 0) throw BadRequestError.field('contactIds', `Contacts not found or inactive: ${missing.join(', ')}`);
       if (parentId !== null) await assertParentAllowed(trx, rows, parentId);
       await new TreeOrder(trx).moveSubtrees(rows.map((r) => r.id), parentId);
+      for (const group of byOrganization(rows)) {
+        const contactIds = group.map((r) => r.id);
+        const details = { contact_ids: contactIds, previous_parent_ids: group.map((r) => r.parent_id), parent_id: parentId };
+        const entry = { action: 'contact.bulk_move', targetType: 'contact', targetId: null, targetIds: contactIds };
+        await this.audit.record(trx, actor, { ...entry, organizationId: group[0].organization_id, details });
+      }
     });
     return { movedCount: ids.length, contactIds: ids, new_parent_id: parentId };
   }
 
   /** Admin password reset (docs/api.md): records `admin_reset` and revokes the contact's tokens. */
-  async resetPassword(id: number, newPassword: string, actor: AuthContext, client: ClientInfo): Promise<void> {
+  async resetPassword(id: number, newPassword: string, actor: Actor): Promise<void> {
     const hash = await this.passwords.hash(newPassword);
     // no tree change: no directory lock, and the directory's version stays
     await inTransaction(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
       await assertRoleWithinReach(trx, actor, current.role_id);
-      await setPassword(trx, { userId: id, hash, changedBy: actor.userId, organizationId: current.organization_id, changeType: 'admin_reset', client });
+      await setPassword(trx, { userId: id, hash, changedBy: actor.userId, organizationId: current.organization_id, changeType: 'admin_reset', client: actor.client });
+      // the password itself is no field of the trail: the action says it changed
+      await this.recordChange(trx, actor, 'contact.password_reset', current, {}, true);
     });
   }
+
+  /** One entry for a change of one contact; a change that changed nothing leaves none, unless `always`. */
+  private async recordChange(trx: Knex.Transaction, actor: Actor, action: string, target: UserRow, changes: Changes, always = false) {
+    if (!always && Object.keys(changes).length === 0) return;
+    await this.audit.record(trx, actor, { action, targetType: 'contact', targetId: target.id, organizationId: target.organization_id, changes });
+  }
+}
+
+/** Rows grouped by their organization: a change of many is one entry per organization it touched. */
+function byOrganization(rows: UserRow[]): UserRow[][] {
+  const groups = new Map<number, UserRow[]>();
+  for (const row of rows) {
+    const group = groups.get(row.organization_id);
+    if (group) group.push(row);
+    else groups.set(row.organization_id, [row]);
+  }
+  return [...groups.values()];
 }

@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import { chunks } from '../chunks';
+import type { Actor } from './actor';
+import { isSecretField, type Changes } from './changes';
+
+export interface AuditEntry {
+  /** what was done, `<target type>.<verb>`: `contact.move`, `role.update` */
+  action: string;
+  targetType: string;
+  /** the one target; null for a change of many (their ids go in `targetIds`) */
+  targetId: number | null;
+  /** every target of a change of many, one entry for all of them */
+  targetIds?: readonly number[];
+  /**
+   * The organization the target belongs to. Records that belong to none (locations, units,
+   * roles, ...) are filed under the actor's, so an Admin sees what was changed from there.
+   */
+  organizationId?: number | null;
+  changes?: Changes;
+  /** what a change of many reports beyond its targets: an import's counts, say */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Records administrative changes (docs/audit.md). `record` runs inside the change's own
+ * transaction, so an entry exists exactly when its change committed. It only ever inserts:
+ * nothing in the application updates or deletes an entry (pruning by age is `npm run
+ * audit:prune`, not a request path).
+ */
+export class AuditTrail {
+  private readonly enabled: boolean;
+
+  /** `enabled: false` is for the benchmark's comparison only (AUDIT_ENABLED). */
+  constructor(options: { enabled: boolean }) {
+    this.enabled = options.enabled;
+  }
+
+  async record(trx: Knex.Transaction, actor: Actor, entry: AuditEntry): Promise<void> {
+    if (!this.enabled) return;
+    const changes = Object.fromEntries(Object.entries(entry.changes ?? {}).filter(([field]) => !isSecretField(field)));
+    const [id] = await trx('audit_events').insert({
+      at: new Date(),
+      actor_id: actor.userId,
+      actor_role: actor.roleName,
+      organization_id: entry.organizationId === undefined ? actor.organizationId : entry.organizationId,
+      action: entry.action,
+      target_type: entry.targetType,
+      target_id: entry.targetId,
+      changes: JSON.stringify(changes),
+      details: entry.details ? JSON.stringify(entry.details) : null,
+      request_id: actor.requestId,
+      ip_address: actor.client.ip,
+      user_agent: actor.client.userAgent,
+    });
+    const targets = entry.targetId !== null ? [entry.targetId] : [...(entry.targetIds ?? [])];
+    for (const chunk of chunks(targets)) {
+      await trx('audit_event_targets').insert(chunk.map((targetId) => ({ event_id: Number(id), target_type: entry.targetType, target_id: targetId })));
+    }
+  }
+}

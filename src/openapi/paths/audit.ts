@@ -1,0 +1,81 @@
+import { AUDIT_PAGE, TARGET_TYPES } from '../../modules/audit';
+import { ADMINS, arrayOf, bool, E403, E404, int, nullable, obj, operation, paging, pathId, query, ref, str, success, timeRange, timestamp, type Schema } from '../builders';
+
+/**
+ * The audit trail, read-only (docs/audit.md): who changed what, when, from where. Entries are
+ * written by the changes themselves; no route changes or deletes one.
+ */
+
+const tags = ['Audit'];
+
+const SCOPE = [
+  'What each caller sees comes from its permissions: `audit.read_all` (Super_admin) every organization,',
+  'optionally one (`organization_id`); `audit.read_organization` (Admin) the own organization; anyone else 403.',
+  "An entry's organization is its target's; records that belong to none (locations, units, roles) are filed under the actor's.",
+].join(' ');
+
+const before = { description: 'the value before (null when created)' };
+
+export const auditSchemas: Record<string, Schema> = {
+  AuditEvent: obj({
+    id: int(),
+    at: timestamp(),
+    actor_id: nullable(int()),
+    actor_role: nullable(str()),
+    organization_id: nullable(int()),
+    action: str({ examples: ['contact.move', 'role.update', 'district.delete', 'contact.import'], description: '`<target_type>.<verb>`' }),
+    target_type: str({ enum: [...TARGET_TYPES] }),
+    target_id: nullable(int({ description: 'null for a change of many: their ids are in `details`' })),
+    changes: {
+      type: 'object',
+      additionalProperties: { type: 'array', minItems: 2, maxItems: 2, ...before },
+      description: '`{field: [before, after]}` for the fields that changed; never a password, hash, token or secret',
+    },
+    details: nullable({ type: 'object', description: 'a bulk change: `contact_ids` (and more); an import: its counts' }),
+    request_id: nullable(str({ description: 'the X-Request-Id of the request that made the change' })),
+    ip_address: nullable(str({ maxLength: 45 })),
+    user_agent: nullable(str()),
+  }),
+  AuditPagination: obj({
+    page: int({ minimum: 1 }),
+    limit: int({ minimum: 1 }),
+    has_more: bool({ description: 'whether another page follows (no total is counted: a page costs the same however long the trail)' }),
+  }),
+};
+
+const pageParams = [
+  ...paging(AUDIT_PAGE.defaultLimit, AUDIT_PAGE.maxLimit),
+  ...timeRange,
+  query('action', str({ maxLength: 64 }), 'exact action, such as `contact.move`'),
+];
+const page = (extra: Record<string, Schema> = {}) => obj({ ...extra, events: arrayOf(ref('AuditEvent')), pagination: ref('AuditPagination') });
+
+export const auditPaths = {
+  '/api/audit-events': {
+    get: operation({
+      tags,
+      summary: 'The audit trail: every administrative change',
+      description: `Newest first (by \`at\`, then id). ${SCOPE}`,
+      roles: ADMINS,
+      params: [
+        ...pageParams,
+        query('actor_id', int({ minimum: 1 }), 'who made the change'),
+        query('target_type', str({ enum: [...TARGET_TYPES] })),
+        query('target_id', int({ minimum: 1 }), 'with `target_type`: the entries about that record, bulk changes included'),
+        query('organization_id', int({ minimum: 1 }), 'obeyed with `audit.read_all` only'),
+      ],
+      responses: { 200: success('Audit events retrieved successfully', page()), 403: E403 },
+    }),
+  },
+  '/api/contacts/{id}/history': {
+    get: operation({
+      tags: [...tags, 'Contacts'],
+      summary: "One contact's entries, newest first (deleted contacts too)",
+      description: `Needs \`contacts.read\` and audit access. ${SCOPE}`,
+      roles: ADMINS,
+      permission: 'contacts.read',
+      params: [pathId(), ...pageParams],
+      responses: { 200: success('Contact history retrieved successfully', page({ contact_id: int() })), 403: E403, 404: E404('Contact not found') },
+    }),
+  },
+};
