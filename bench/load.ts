@@ -142,3 +142,13 @@ export async function alternate(loads: Array<(seconds: number) => Promise<Figure
   }
   return slices.map((s) => combined(s, seconds));
 }
+
+/** How many requests of `route` a service with METRICS_ENABLED=true counted, every method and status. */
+export async function requestsCounted(url: string, route: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('http_request_duration_seconds_count{') && line.includes(`route="${route}"`)) total += Number(line.split(' ').pop());
+  }
+  return total;
+}

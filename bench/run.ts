@@ -4,7 +4,9 @@
  * Starts the built service (node dist/src/server.js) on the configured database, fills it with
  * the demo directory first when it holds fewer contacts than asked, and drives each endpoint
  * with autocannon (10 connections, 10 s). Beside it runs a bare Express handler doing the same
- * primary-key SELECT as "get by id", driven in turns with "get by id", and prints the ratio. Prints a table and writes the figures
+ * primary-key SELECT as "get by id", driven in turns with "get by id", and prints the ratio; and a
+ * second service with METRICS_ENABLED=true, driven in the same turns ("get by id, metrics on"),
+ * so that the ratio with metrics on tells what they cost. Prints a table and writes the figures
  * with the machine and database to bench/results/<time>-<database>.json.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -20,11 +22,13 @@ import { contactQuery } from '../src/modules/contacts';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
-import { alternate, drive, firstRequest, freePort, peakRss, start, type Figures, type Scenario } from './load';
+import { alternate, drive, firstRequest, freePort, peakRss, requestsCounted, start, type Figures, type Scenario } from './load';
 import { pickTargets, type Targets } from './targets';
 import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
 
 loadEnv({ quiet: true });
+
+const METRICS_ON = 'get by id, metrics on';
 
 interface Args {
   contacts: number;
@@ -139,12 +143,19 @@ async function main() {
     ADMIN_PASSWORD: config.admin.password,
   };
   const service = await start(process.execPath, ['dist/src/server.js'], env, `http://127.0.0.1:${port}/ready`);
+  const started: ChildProcess[] = [service];
+  const stopAll = () => started.forEach((child) => child.kill('SIGTERM'));
   const barePort = await freePort();
-  let bare: ChildProcess;
+  let metricsUrl: string | null = null;
   try {
-    bare = await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`);
+    started.push(await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`));
+    if (wants('get by id')) {
+      const metricsPort = await freePort();
+      started.push(await start(process.execPath, ['dist/src/server.js'], { ...env, PORT: String(metricsPort), METRICS_ENABLED: 'true' }, `http://127.0.0.1:${metricsPort}/ready`));
+      metricsUrl = `http://127.0.0.1:${metricsPort}`;
+    }
   } catch (err) {
-    service.kill('SIGTERM');
+    stopAll();
     throw err;
   }
   const random = prng(7);
@@ -157,6 +168,7 @@ async function main() {
   const results = [];
   const transfers: Array<TransferFigures & { peak_rss_mb: number | null }> = [];
   let baseline: Figures | undefined;
+  let withMetrics: (Figures & { counted_by_metrics: number }) | undefined;
   let peakMb: number | null = null;
   try {
     const url = `http://127.0.0.1:${port}`;
@@ -176,14 +188,21 @@ async function main() {
       let first = { first_ms: 0, first_status: 0 };
       const run = await peakRss(service.pid!, async () => {
         first = await firstRequest(url, scenario, token);
-        // get by id and the bare handler in turns, so that their ratio compares like with like
+        // get by id, the bare handler and get by id with metrics on in turns, so that their
+        // ratios compare like with like
         if (scenario.name !== 'get by id') return driveService(args.duration);
-        const [measured, bareFigures] = await alternate([driveService, driveBare], args.duration);
+        const loads = [driveService, driveBare];
+        const onUrl = metricsUrl;
+        if (onUrl) loads.push((seconds) => drive(onUrl, { ...scenario, name: METRICS_ON }, token, args.connections, seconds));
+        const [measured, bareFigures, metricsFigures] = await alternate(loads, args.duration);
         baseline = bareFigures;
+        // the service's own count of the requests it answered: proof that the metrics were on
+        if (onUrl) withMetrics = { ...metricsFigures, counted_by_metrics: await requestsCounted(onUrl, '/api/contacts/:id') };
         return measured;
       });
       results.push({ ...run.result, ...first, peak_rss_mb: run.peakMb });
       if (run.peakMb !== null) peakMb = Math.max(peakMb ?? 0, run.peakMb);
+      if (withMetrics && scenario.name === 'get by id') results.push({ ...withMetrics, first_ms: null, peak_rss_mb: null });
     }
     if (transferUnit) {
       // the whole directory out, then a unit's tree in (export first: after the import the
@@ -202,8 +221,7 @@ async function main() {
     }
     baseline ??= await driveBare(args.duration);
   } finally {
-    service.kill('SIGTERM');
-    bare.kill('SIGTERM');
+    stopAll();
     if (transferUnit) {
       const cleanup = createDb({ ...config.db, queryTimeoutMs: 0 });
       await cleanUpTransfer(cleanup, transferUnit.unitId).finally(() => cleanup.destroy());
@@ -212,6 +230,9 @@ async function main() {
 
   const getById = results.find((r) => r.name === 'get by id');
   const ratio = getById ? Math.round((getById.requests_per_s / baseline.requests_per_s) * 100) / 100 : null;
+  const ratioOn = withMetrics ? Math.round((withMetrics.requests_per_s / baseline.requests_per_s) * 100) / 100 : null;
+  // what metrics cost get by id: the share of its throughput lost with them on
+  const metricsCost = getById && withMetrics ? Math.round((1 - withMetrics.requests_per_s / getById.requests_per_s) * 1000) / 10 : null;
   const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.type()} ${os.release()}` };
   const report = {
     at: new Date().toISOString(),
@@ -225,6 +246,8 @@ async function main() {
     transfers,
     baseline,
     get_by_id_ratio: ratio,
+    get_by_id_ratio_metrics_on: ratioOn,
+    metrics_cost_percent: metricsCost,
     service_peak_rss_mb: peakMb,
     total_5xx: results.reduce((sum, r) => sum + r.status_5xx, 0),
     total_errors: results.reduce((sum, r) => sum + r.errors, 0),
@@ -252,6 +275,11 @@ async function main() {
     }
   }
   console.warn(`\nget by id / bare handler: ${ratio}   peak RSS of the service: ${peakMb} MiB   5xx: ${report.total_5xx}   errors and timeouts: ${report.total_errors}`);
+
+  if (withMetrics) {
+    const counted = `the service counted ${withMetrics.counted_by_metrics} requests of /api/contacts/:id`;
+    console.warn(`get by id / bare handler with metrics on: ${ratioOn}   metrics cost ${metricsCost}% of get by id's req/s (${counted})`);
+  }
 
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
