@@ -4,15 +4,15 @@
  * Starts the built service (node dist/src/server.js) on the configured database, fills it with
  * the demo directory first when it holds fewer contacts than asked, and drives each endpoint
  * with autocannon (10 connections, 10 s). Beside it runs a bare Express handler doing the same
- * primary-key SELECT as "get by id", driven in turns with "get by id", and prints the ratio. Prints a table and writes the figures
+ * primary-key SELECT as "get by id", driven in turns with "get by id", and prints the ratio; and a
+ * second service with METRICS_ENABLED=true, driven in the same turns ("get by id, metrics on"),
+ * so that the ratio with metrics on tells what they cost. Prints a table and writes the figures
  * with the machine and database to bench/results/<time>-<database>.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { config as loadEnv } from 'dotenv';
 import { loadConfig } from '../src/config';
 import { createDb, ensureDatabase, type Db } from '../src/lib/db';
@@ -22,10 +22,13 @@ import { contactQuery } from '../src/modules/contacts';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
+import { alternate, drive, firstRequest, freePort, peakRss, requestsCounted, start, type Figures, type Scenario } from './load';
 import { pickTargets, type Targets } from './targets';
 import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
 
 loadEnv({ quiet: true });
+
+const METRICS_ON = 'get by id, metrics on';
 
 interface Args {
   contacts: number;
@@ -49,60 +52,6 @@ function parseArgs(argv: string[]): Args {
     else throw new Error(`unknown option ${key}`);
   }
   return args;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a child process and waits until `readyUrl` answers 200. */
-async function start(command: string, args: string[], env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  let exited: number | null = null;
-  child.on('exit', (code) => (exited = code ?? -1));
-  for (let waited = 0; waited < 60_000; waited += 200) {
-    if (exited !== null) throw new Error(`${args.join(' ')} exited with ${exited}`);
-    const ok = await fetch(readyUrl).then((r) => r.status !== 503, () => false);
-    if (ok) return child;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${args.join(' ')} did not start`);
-}
-
-/** The highest resident set size of a process while `work` runs, in MiB (Linux /proc). */
-async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number | null }> {
-  let peak = 0;
-  const sample = () => {
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      peak = Math.max(peak, kb);
-    } catch {
-      // not Linux, or the process is gone
-    }
-  };
-  const timer = setInterval(sample, 100);
-  try {
-    const result = await work();
-    sample();
-    return { result, peakMb: peak ? Math.round(peak / 1024) : null };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-interface Scenario {
-  name: string;
-  target: string;
-  method?: 'GET' | 'PUT';
-  /** a fresh path (and body) per request */
-  next: () => { path: string; body?: string };
 }
 
 function scenarios(t: Targets): Scenario[] {
@@ -146,90 +95,6 @@ function scenarios(t: Targets): Scenario[] {
     );
   }
   return list;
-}
-
-async function drive(url: string, scenario: Scenario, token: string | null, args: Args, seconds = args.duration) {
-  const result = await autocannon({
-    url,
-    connections: args.connections,
-    duration: seconds,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    requests: [
-      {
-        method: scenario.method ?? 'GET',
-        setupRequest: (req) => {
-          const { path: p, body } = scenario.next();
-          return { ...req, path: p, ...(body ? { body } : {}) };
-        },
-      },
-    ],
-  });
-  return {
-    name: scenario.name,
-    target: scenario.target,
-    requests_per_s: Math.round(result.requests.average),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    total: result.requests.total,
-    non_2xx: result.non2xx,
-    status_5xx: result['5xx'],
-    errors: result.errors + result.timeouts,
-  };
-}
-
-type Figures = Awaited<ReturnType<typeof drive>>;
-
-/**
- * One request of a scenario before its timed run, timed on its own: what a cold cache or a
- * buffer pool that other scenarios have filled costs the first caller (a summary computed for
- * the first time, say), which would otherwise stall the timed run's connections.
- */
-async function firstRequest(url: string, scenario: Scenario, token: string) {
-  const { path: p, body } = scenario.next();
-  const started = performance.now();
-  const res = await fetch(`${url}${p}`, {
-    method: scenario.method ?? 'GET',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body,
-    signal: AbortSignal.timeout(300_000),
-  });
-  await res.arrayBuffer();
-  return { first_ms: Math.round(performance.now() - started), first_status: res.status };
-}
-
-/** One set of figures for slices of one run: requests over the whole time, the median p50, the worst p99. */
-function combined(slices: Figures[], seconds: number): Figures {
-  const sum = (pick: (f: Figures) => number) => slices.reduce((total, f) => total + pick(f), 0);
-  const p50s = slices.map((f) => f.p50_ms).sort((x, y) => x - y);
-  return {
-    ...slices[0],
-    requests_per_s: Math.round(sum((f) => f.total) / seconds),
-    p50_ms: p50s[Math.floor(p50s.length / 2)],
-    p99_ms: Math.max(...slices.map((f) => f.p99_ms)),
-    total: sum((f) => f.total),
-    non_2xx: sum((f) => f.non_2xx),
-    status_5xx: sum((f) => f.status_5xx),
-    errors: sum((f) => f.errors),
-  };
-}
-
-const ROUNDS = 5;
-
-/**
- * Runs two loads in turns, a fifth of the time each, after a second of each to warm up: the
- * speed of a shared machine drifts over minutes, and a ratio of two runs taken minutes apart
- * measured that drift as much as the service.
- */
-async function alternate(first: (seconds: number) => Promise<Figures>, second: (seconds: number) => Promise<Figures>, seconds: number) {
-  await first(1);
-  await second(1);
-  const a: Figures[] = [];
-  const b: Figures[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    a.push(await first(seconds / ROUNDS));
-    b.push(await second(seconds / ROUNDS));
-  }
-  return [combined(a, seconds), combined(b, seconds)] as const;
 }
 
 async function databaseInfo(db: Db, client: string) {
@@ -278,12 +143,19 @@ async function main() {
     ADMIN_PASSWORD: config.admin.password,
   };
   const service = await start(process.execPath, ['dist/src/server.js'], env, `http://127.0.0.1:${port}/ready`);
+  const started: ChildProcess[] = [service];
+  const stopAll = () => started.forEach((child) => child.kill('SIGTERM'));
   const barePort = await freePort();
-  let bare: ChildProcess;
+  let metricsUrl: string | null = null;
   try {
-    bare = await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`);
+    started.push(await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`));
+    if (wants('get by id')) {
+      const metricsPort = await freePort();
+      started.push(await start(process.execPath, ['dist/src/server.js'], { ...env, PORT: String(metricsPort), METRICS_ENABLED: 'true' }, `http://127.0.0.1:${metricsPort}/ready`));
+      metricsUrl = `http://127.0.0.1:${metricsPort}`;
+    }
   } catch (err) {
-    service.kill('SIGTERM');
+    stopAll();
     throw err;
   }
   const random = prng(7);
@@ -292,10 +164,11 @@ async function main() {
     target: '',
     next: () => ({ path: `/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}` }),
   };
-  const driveBare = (seconds: number) => drive(`http://127.0.0.1:${barePort}`, bareScenario, null, args, seconds);
+  const driveBare = (seconds: number) => drive(`http://127.0.0.1:${barePort}`, bareScenario, null, args.connections, seconds);
   const results = [];
   const transfers: Array<TransferFigures & { peak_rss_mb: number | null }> = [];
   let baseline: Figures | undefined;
+  let withMetrics: (Figures & { counted_by_metrics: number }) | undefined;
   let peakMb: number | null = null;
   try {
     const url = `http://127.0.0.1:${port}`;
@@ -311,18 +184,25 @@ async function main() {
     for (const scenario of scenarios(targets)) {
       if (!wants(scenario.name)) continue;
       process.stderr.write(`  ${scenario.name}...\n`);
-      const driveService = (seconds: number) => drive(url, scenario, token, args, seconds);
+      const driveService = (seconds: number) => drive(url, scenario, token, args.connections, seconds);
       let first = { first_ms: 0, first_status: 0 };
       const run = await peakRss(service.pid!, async () => {
         first = await firstRequest(url, scenario, token);
-        // get by id and the bare handler in turns, so that their ratio compares like with like
+        // get by id, the bare handler and get by id with metrics on in turns, so that their
+        // ratios compare like with like
         if (scenario.name !== 'get by id') return driveService(args.duration);
-        const [measured, bareFigures] = await alternate(driveService, driveBare, args.duration);
+        const loads = [driveService, driveBare];
+        const onUrl = metricsUrl;
+        if (onUrl) loads.push((seconds) => drive(onUrl, { ...scenario, name: METRICS_ON, target: 'cost < 5%' }, token, args.connections, seconds));
+        const [measured, bareFigures, metricsFigures] = await alternate(loads, args.duration);
         baseline = bareFigures;
+        // the service's own count of the requests it answered: proof that the metrics were on
+        if (onUrl) withMetrics = { ...metricsFigures, counted_by_metrics: await requestsCounted(onUrl, '/api/contacts/:id') };
         return measured;
       });
       results.push({ ...run.result, ...first, peak_rss_mb: run.peakMb });
       if (run.peakMb !== null) peakMb = Math.max(peakMb ?? 0, run.peakMb);
+      if (withMetrics && scenario.name === 'get by id') results.push({ ...withMetrics, first_ms: null, peak_rss_mb: null });
     }
     if (transferUnit) {
       // the whole directory out, then a unit's tree in (export first: after the import the
@@ -341,8 +221,7 @@ async function main() {
     }
     baseline ??= await driveBare(args.duration);
   } finally {
-    service.kill('SIGTERM');
-    bare.kill('SIGTERM');
+    stopAll();
     if (transferUnit) {
       const cleanup = createDb({ ...config.db, queryTimeoutMs: 0 });
       await cleanUpTransfer(cleanup, transferUnit.unitId).finally(() => cleanup.destroy());
@@ -351,6 +230,9 @@ async function main() {
 
   const getById = results.find((r) => r.name === 'get by id');
   const ratio = getById ? Math.round((getById.requests_per_s / baseline.requests_per_s) * 100) / 100 : null;
+  const ratioOn = withMetrics ? Math.round((withMetrics.requests_per_s / baseline.requests_per_s) * 100) / 100 : null;
+  // what metrics cost get by id: the share of its throughput lost with them on
+  const metricsCost = getById && withMetrics ? Math.round((1 - withMetrics.requests_per_s / getById.requests_per_s) * 1000) / 10 : null;
   const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.type()} ${os.release()}` };
   const report = {
     at: new Date().toISOString(),
@@ -364,6 +246,8 @@ async function main() {
     transfers,
     baseline,
     get_by_id_ratio: ratio,
+    get_by_id_ratio_metrics_on: ratioOn,
+    metrics_cost_percent: metricsCost,
     service_peak_rss_mb: peakMb,
     total_5xx: results.reduce((sum, r) => sum + r.status_5xx, 0),
     total_errors: results.reduce((sum, r) => sum + r.errors, 0),
@@ -391,6 +275,11 @@ async function main() {
     }
   }
   console.warn(`\nget by id / bare handler: ${ratio}   peak RSS of the service: ${peakMb} MiB   5xx: ${report.total_5xx}   errors and timeouts: ${report.total_errors}`);
+
+  if (withMetrics) {
+    const counted = `the service counted ${withMetrics.counted_by_metrics} requests of /api/contacts/:id`;
+    console.warn(`get by id / bare handler with metrics on: ${ratioOn}   metrics cost ${metricsCost}% of get by id's req/s (${counted})`);
+  }
 
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });

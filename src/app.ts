@@ -12,6 +12,7 @@ import { requestLog } from './lib/http/request-log';
 import { wellFormedBody } from './lib/http/well-formed';
 import type { Logger } from './lib/logger';
 import { AuditLog, auditRouter } from './modules/audit';
+import { Metrics, metricsEndpoint } from './lib/metrics';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
 import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchIndex, sessionSource, UnitTrees, userIdBySignIn } from './modules/contacts';
@@ -35,14 +36,15 @@ function corsOrigin(config: Readonly<Config>): cors.CorsOptions['origin'] {
 }
 
 /** Every service of the application, built once from its dependencies. */
-function createServices({ db, config, logger }: AppDeps) {
+function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null) {
   const tokens = new TokenService(config.jwt);
   const passwords = new PasswordHasher(config.bcryptCost);
   const loadSession = sessionLoader(sessionSource(db));
   const reads = new ContactReads({ db });
   const audit = new AuditTrail({ enabled: config.audit.enabled });
   const onError = (err: unknown) => logger.error({ err }, 'contact search index build failed');
-  const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError }) : null;
+  const onBuild = metrics?.searchIndexBuilt;
+  const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError, onBuild }) : null;
   return {
     requireAuth: authenticate(loadSession, tokens),
     accounts: {
@@ -74,7 +76,9 @@ function createServices({ db, config, logger }: AppDeps) {
  */
 export function createApp(deps: AppDeps): Express {
   const { db, config, logger, redis } = deps;
-  const services = createServices(deps);
+  // a registry per app, never prom-client's global one (docs: README, Operations)
+  const metrics = config.metrics.enabled ? new Metrics({ db }) : null;
+  const services = createServices(deps, metrics);
   const { requireAuth } = services;
   const accountOf = (identifier: string) => userIdBySignIn(db, identifier);
   const limiters = createRateLimiters({ settings: config.rateLimit, logger, redis, accountOf });
@@ -88,6 +92,11 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'extended');
 
   app.use(requestLog(logger));
+  if (metrics) {
+    // outside /api (no rate limit) and before the observer, so scrapes are not counted as requests
+    app.get('/metrics', metricsEndpoint(metrics, config.metrics.token));
+    app.use(metrics.observe);
+  }
   app.use(helmet());
   app.use(
     cors({
@@ -132,5 +141,6 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFound);
   app.use(errorHandler(logger));
+  metrics?.learnRoutes(app);
   return app;
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 
 import type { DbClient, DbConfig } from './lib/db';
 import type { RateLimitSettings } from './lib/http/rate-limit';
+import type { MetricsSettings } from './lib/metrics';
 import type { TokenSettings } from './modules/access';
 
 export type { DbClient, DbConfig };
@@ -32,6 +33,8 @@ export interface Config {
   importLimits: { maxBytes: number; maxRows: number };
   /** whether changes are recorded in the audit trail (false is for the benchmark's comparison only), and how many days entries are kept by `npm run audit:prune` (0: forever) */
   audit: { enabled: boolean; retentionDays: number };
+  /** GET /metrics for Prometheus: off unless enabled; with a token, only for a scraper that sends it */
+  metrics: MetricsSettings;
 }
 
 /** Used only outside production, with a warning at start-up. */
@@ -93,6 +96,25 @@ function oneOf<T extends string>(env: Env, key: string, allowed: readonly T[], f
   if (!raw) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(key, `expected one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
+}
+
+function flag(env: Env, key: string, fallback: boolean): boolean {
+  const raw = env[key]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(key, `expected true, false, 1 or 0, got "${env[key]}"`);
+}
+
+/** A bearer token as RFC 6750 spells one, long enough not to be guessed. */
+function metricsToken(env: Env): string | null {
+  const raw = env.METRICS_TOKEN?.trim();
+  if (!raw) return null;
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(raw)) {
+    throw new ConfigError('METRICS_TOKEN', 'expected letters, digits and -._~+/ only (such as the output of openssl rand -hex 32)');
+  }
+  if (raw.length < 16) throw new ConfigError('METRICS_TOKEN', `expected at least 16 characters, got ${raw.length}`);
+  return raw;
 }
 
 function trustProxy(env: Env): boolean | number | string {
@@ -189,9 +211,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxRows: int(env, 'IMPORT_MAX_ROWS', 100_000, 1, 10_000_000),
     },
     audit: {
-      enabled: oneOf(env, 'AUDIT_ENABLED', ['true', 'false'] as const, 'true') === 'true',
+      enabled: flag(env, 'AUDIT_ENABLED', true),
       retentionDays: int(env, 'AUDIT_RETENTION_DAYS', 0, 0, 100_000),
     },
+    metrics: { enabled: flag(env, 'METRICS_ENABLED', false), token: metricsToken(env) },
   };
   return deepFreeze(config);
 }

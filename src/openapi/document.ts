@@ -52,6 +52,7 @@ export function openApiDocument() {
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access token from POST /api/auth/login' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, for GET /metrics when it is set' },
       },
       schemas: {
         Error: obj({ status: { const: 'error' }, message: str(), errors: { $ref: '#/components/schemas/FieldErrors' } }, ['errors']),

@@ -196,6 +196,31 @@ describe('loadConfig refuses bad values, naming the key', () => {
     expect(loadConfig({ BODY_LIMIT: value }).bodyLimit).toBe(value);
   });
 
+  test.each(['yes', 'on', '2'])('the flag METRICS_ENABLED=%p', (value) => {
+    const error = configErrorOf({ METRICS_ENABLED: value });
+    expect(error.message).toContain('METRICS_ENABLED');
+    expect(error.message).toContain(value);
+  });
+
+  test.each([
+    ['shorter than 16 characters', 'abc123'],
+    ['with a space', 'abcdef0123456789 abcdef'],
+    ['with a quote', 'abcdef0123456789"abcdef'],
+  ])('a METRICS_TOKEN %s, without echoing the secret', (_label, value) => {
+    const error = configErrorOf({ METRICS_TOKEN: value });
+    expect(error.message).toContain('METRICS_TOKEN');
+    expect(error.message).not.toContain(value);
+  });
+
+  test('metrics are off and ask no token unless set; METRICS_ENABLED takes true/false/1/0', () => {
+    expect(loadConfig({}).metrics).toEqual({ enabled: false, token: null });
+    expect(loadConfig({ METRICS_ENABLED: 'true' }).metrics.enabled).toBe(true);
+    expect(loadConfig({ METRICS_ENABLED: '1' }).metrics.enabled).toBe(true);
+    expect(loadConfig({ METRICS_ENABLED: '0' }).metrics.enabled).toBe(false);
+    const token = 'Zm9vYmFyYmF6cXV4cXV1eA==';
+    expect(loadConfig({ METRICS_TOKEN: ` ${token} ` }).metrics.token).toBe(token);
+  });
+
   test.each(['verbose', 'everything'])('the log level LOG_LEVEL=%p', (value) => {
     expect(configErrorOf({ LOG_LEVEL: value }).message).toContain('LOG_LEVEL');
   });

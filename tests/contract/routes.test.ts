@@ -3,7 +3,8 @@ import request from 'supertest';
 import { openApiDocument } from '../../src/openapi/document';
 import { setupTestContext } from '../helpers/context';
 
-const ctx = setupTestContext();
+// metrics on: GET /metrics is routed only then, and the document lists it
+const ctx = setupTestContext({ METRICS_ENABLED: 'true' });
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };

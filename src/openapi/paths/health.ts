@@ -30,6 +30,32 @@ export const healthPaths = {
       },
     },
   },
+  '/metrics': {
+    get: {
+      tags: ['Health'],
+      summary: 'Metrics for Prometheus (only with METRICS_ENABLED=true)',
+      description: [
+        'Requests by route pattern and status, the database pool, the contact search index, the event loop and the process,',
+        'in the Prometheus text format (README, Operations). Off unless `METRICS_ENABLED=true`: then 404 like any unknown path.',
+        'With `METRICS_TOKEN` set, the scraper sends `Authorization: Bearer <METRICS_TOKEN>` (not a sign-in token).',
+        'Outside `/api`: the API rate limit does not apply, and scrapes are not counted among the requests.',
+      ].join(' '),
+      security: [{}, { metricsToken: [] }],
+      'x-roles': ['public', 'the scraper holding METRICS_TOKEN, when it is set'],
+      responses: {
+        200: { description: 'The metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
+        401: {
+          description: 'METRICS_TOKEN is set and the request does not carry it',
+          content: {
+            'application/json': {
+              schema: obj({ status: constant('error'), message: { enum: ['Metrics token is required', 'Invalid metrics token'] } }),
+            },
+          },
+        },
+        404: { description: 'Metrics are off (METRICS_ENABLED is not true)', ...plain('error', 'Route not found') },
+      },
+    },
+  },
 };
 
 export const docsPaths = {

@@ -2,27 +2,47 @@ import type { Db } from '../../../lib/db';
 import { SEPARATOR, SearchSnapshot } from './snapshot';
 
 /**
+ * What each build reports (for the service's metrics): whether it succeeded, and when the build
+ * of the snapshot that answers now began (its age), null while there is none.
+ */
+export interface IndexBuild {
+  ok: boolean;
+  indexBuiltAt: number | null;
+}
+
+/**
  * The search snapshot of one service process. A search first reads the directory's search
  * version (every change of what a search sees bumps it in its own transaction; a move does not): only a snapshot of that version
  * or a newer one answers it, so an answer never misses a committed change. Otherwise the
  * search runs in SQL and, once `refreshMs` has passed since the last build, a new snapshot is
  * built in the background. With `refreshMs` 0 the search waits for that build instead.
- * A build that fails is reported to `onError` and leaves the searches to SQL.
+ * A build that fails is reported to `onError` and leaves the searches to SQL. Every build,
+ * either way, is reported to `onBuild` when one is given.
  */
 export class SearchIndex {
   private snapshot: SearchSnapshot | null = null;
   private building: Promise<SearchSnapshot | null> | null = null;
   private lastBuild = Number.NEGATIVE_INFINITY;
+  /** when the build of `snapshot` began: what it reflects is at least that old */
+  private snapshotBuiltAt: number | null = null;
 
   private readonly db: Db;
   private readonly refreshMs: number;
   private readonly onError: (err: unknown) => void;
+  private readonly onBuild: (build: IndexBuild) => void;
   private readonly now: () => number;
 
-  constructor(deps: { db: Db; refreshMs: number; onError: (err: unknown) => void; now?: () => number }) {
+  constructor(deps: {
+    db: Db;
+    refreshMs: number;
+    onError: (err: unknown) => void;
+    onBuild?: (build: IndexBuild) => void;
+    now?: () => number;
+  }) {
     this.db = deps.db;
     this.refreshMs = deps.refreshMs;
     this.onError = deps.onError;
+    this.onBuild = deps.onBuild ?? (() => undefined);
     this.now = deps.now ?? Date.now;
   }
 
@@ -46,14 +66,20 @@ export class SearchIndex {
   /** One build at a time; a failed build leaves the last snapshot in place (and SQL answers). */
   private build(): Promise<SearchSnapshot | null> {
     if (!this.building) {
-      this.lastBuild = this.now();
+      const startedAt = this.now();
+      this.lastBuild = startedAt;
       this.building = SearchSnapshot.load(this.db)
         .then((built) => {
-          if (!this.snapshot || built.version >= this.snapshot.version) this.snapshot = built;
+          if (!this.snapshot || built.version >= this.snapshot.version) {
+            this.snapshot = built;
+            this.snapshotBuiltAt = startedAt;
+          }
+          this.onBuild({ ok: true, indexBuiltAt: this.snapshotBuiltAt });
           return built;
         })
         .catch((err: unknown) => {
           this.onError(err);
+          this.onBuild({ ok: false, indexBuiltAt: this.snapshotBuiltAt });
           return null;
         })
         .finally(() => {

@@ -1,0 +1,154 @@
+/**
+ * The load side of the benchmark: the processes it starts (the service, the bare handler), a
+ * scenario driven with autocannon, and loads run in turns so that their ratio compares like
+ * with like. bench/run.ts decides what runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import autocannon from 'autocannon';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a child process and waits until `readyUrl` answers 200. */
+export async function start(command: string, args: string[], env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  let exited: number | null = null;
+  child.on('exit', (code) => (exited = code ?? -1));
+  for (let waited = 0; waited < 60_000; waited += 200) {
+    if (exited !== null) throw new Error(`${args.join(' ')} exited with ${exited}`);
+    const ok = await fetch(readyUrl).then((r) => r.status !== 503, () => false);
+    if (ok) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${args.join(' ')} did not start`);
+}
+
+/** The highest resident set size of a process while `work` runs, in MiB (Linux /proc). */
+export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number | null }> {
+  let peak = 0;
+  const sample = () => {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peak = Math.max(peak, kb);
+    } catch {
+      // not Linux, or the process is gone
+    }
+  };
+  const timer = setInterval(sample, 100);
+  try {
+    const result = await work();
+    sample();
+    return { result, peakMb: peak ? Math.round(peak / 1024) : null };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export interface Scenario {
+  name: string;
+  target: string;
+  method?: 'GET' | 'PUT';
+  /** a fresh path (and body) per request */
+  next: () => { path: string; body?: string };
+}
+
+export async function drive(url: string, scenario: Scenario, token: string | null, connections: number, seconds: number) {
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    requests: [
+      {
+        method: scenario.method ?? 'GET',
+        setupRequest: (req) => {
+          const { path: p, body } = scenario.next();
+          return { ...req, path: p, ...(body ? { body } : {}) };
+        },
+      },
+    ],
+  });
+  return {
+    name: scenario.name,
+    target: scenario.target,
+    requests_per_s: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    total: result.requests.total,
+    non_2xx: result.non2xx,
+    status_5xx: result['5xx'],
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export type Figures = Awaited<ReturnType<typeof drive>>;
+
+/**
+ * One request of a scenario before its timed run, timed on its own: what a cold cache or a
+ * buffer pool that other scenarios have filled costs the first caller (a summary computed for
+ * the first time, say), which would otherwise stall the timed run's connections.
+ */
+export async function firstRequest(url: string, scenario: Scenario, token: string) {
+  const { path: p, body } = scenario.next();
+  const started = performance.now();
+  const res = await fetch(`${url}${p}`, {
+    method: scenario.method ?? 'GET',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body,
+    signal: AbortSignal.timeout(300_000),
+  });
+  await res.arrayBuffer();
+  return { first_ms: Math.round(performance.now() - started), first_status: res.status };
+}
+
+/** One set of figures for slices of one run: requests over the whole time, the median p50, the worst p99. */
+function combined(slices: Figures[], seconds: number): Figures {
+  const sum = (pick: (f: Figures) => number) => slices.reduce((total, f) => total + pick(f), 0);
+  const p50s = slices.map((f) => f.p50_ms).sort((x, y) => x - y);
+  return {
+    ...slices[0],
+    requests_per_s: Math.round(sum((f) => f.total) / seconds),
+    p50_ms: p50s[Math.floor(p50s.length / 2)],
+    p99_ms: Math.max(...slices.map((f) => f.p99_ms)),
+    total: sum((f) => f.total),
+    non_2xx: sum((f) => f.non_2xx),
+    status_5xx: sum((f) => f.status_5xx),
+    errors: sum((f) => f.errors),
+  };
+}
+
+const ROUNDS = 5;
+
+/**
+ * Runs loads in turns, a fifth of the time each, after a second of each to warm up: the speed
+ * of a shared machine drifts over minutes, and a ratio of two runs taken minutes apart
+ * measured that drift as much as the service.
+ */
+export async function alternate(loads: Array<(seconds: number) => Promise<Figures>>, seconds: number): Promise<Figures[]> {
+  for (const load of loads) await load(1);
+  const slices: Figures[][] = loads.map(() => []);
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const [j, load] of loads.entries()) slices[j].push(await load(seconds / ROUNDS));
+  }
+  return slices.map((s) => combined(s, seconds));
+}
+
+/** How many requests of `route` a service with METRICS_ENABLED=true counted, every method and status. */
+export async function requestsCounted(url: string, route: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('http_request_duration_seconds_count{') && line.includes(`route="${route}"`)) total += Number(line.split(' ').pop());
+  }
+  return total;
+}
