@@ -1,12 +1,14 @@
 /**
- * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--duration 10] [--only name,name] [--import-rows 100000]
+ * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--audit-events 1000000] [--duration 10] [--only name,name] [--import-rows 100000]
  *
  * Starts the built service (node dist/src/server.js) on the configured database, fills it with
  * the demo directory first when it holds fewer contacts than asked, and drives each endpoint
  * with autocannon (10 connections, 10 s). Beside it runs a bare Express handler doing the same
  * primary-key SELECT as "get by id", driven in turns with "get by id", and prints the ratio; and a
  * second service with METRICS_ENABLED=true, driven in the same turns ("get by id, metrics on"),
- * so that the ratio with metrics on tells what they cost. Prints a table and writes the figures
+ * so that the ratio with metrics on tells what they cost; and a third with AUDIT_ENABLED=false,
+ * on which the move scenario (in turns) and the import run again, for what the audit trail costs
+ * them. Prints a table and writes the figures
  * with the machine and database to bench/results/<time>-<database>.json.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -19,6 +21,7 @@ import { createDb, ensureDatabase, type Db } from '../src/lib/db';
 import { createLogger } from '../src/lib/logger';
 import { prepareDatabase } from '../src/startup';
 import { contactQuery } from '../src/modules/contacts';
+import { seedAuditEvents } from '../scripts/demo-audit';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
@@ -29,6 +32,8 @@ import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type T
 loadEnv({ quiet: true });
 
 const METRICS_ON = 'get by id, metrics on';
+/** the write scenarios that run again on a service with AUDIT_ENABLED=false, for the audit's cost */
+const AUDIT_OFF = ', audit off';
 
 interface Args {
   contacts: number;
@@ -37,10 +42,11 @@ interface Args {
   connections: number;
   only: string[];
   importRows: number;
+  auditEvents: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [], importRows: 100_000 };
+  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [], importRows: 100_000, auditEvents: 1_000_000 };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i], argv[i + 1]];
     if (key === '--only') args.only = value.split(',');
@@ -49,6 +55,7 @@ function parseArgs(argv: string[]): Args {
     else if (key === '--duration') args.duration = Number(value);
     else if (key === '--connections') args.connections = Number(value);
     else if (key === '--import-rows') args.importRows = Number(value);
+    else if (key === '--audit-events') args.auditEvents = Number(value);
     else throw new Error(`unknown option ${key}`);
   }
   return args;
@@ -77,6 +84,13 @@ function scenarios(t: Targets): Scenario[] {
       next: () => ({ path: `/api/contacts/${any(t.moveLeaves)}/move`, body: JSON.stringify({ parent_id: any(t.moveParents) }) }),
     },
   ];
+  list.push(
+    // a million entries (--audit-events): page 1 of everything, of one organization (an Admin's
+    // scope), and one contact's history
+    { name: 'audit events, page 1', target: 'p99 < 50 ms', next: () => ({ path: '/api/audit-events' }) },
+    { name: 'audit events, one organization', target: 'p99 < 50 ms', next: () => ({ path: '/api/audit-events?organization_id=1' }) },
+    { name: 'audit history of a contact', target: 'p99 < 50 ms', next: () => ({ path: `/api/contacts/${any(t.contactIds)}/history` }) },
+  );
   if (t.failedLogins > 0) {
     list.push(
       { name: 'failed logins, page 1', target: 'p99 < 100 ms', next: () => ({ path: '/api/security/failed-logins' }) },
@@ -95,6 +109,16 @@ function scenarios(t: Targets): Scenario[] {
     );
   }
   return list;
+}
+
+async function signIn(url: string, admin: { email: string; password: string }): Promise<string> {
+  const login = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: admin.email, password: admin.password }),
+  });
+  if (!login.ok) throw new Error(`cannot sign in as ${admin.email}: ${login.status}`);
+  return ((await login.json()) as { data: { token: string } }).data.token;
 }
 
 async function databaseInfo(db: Db, client: string) {
@@ -118,6 +142,8 @@ async function main() {
   }
   const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
   if (Number(f) < args.failedLogins * 0.9) await seedFailedLogins(db, args.failedLogins, prng(43));
+  const [{ a }] = await db('audit_events').count({ a: '*' });
+  if (Number(a) < args.auditEvents * 0.9) await seedAuditEvents(db, args.auditEvents - Number(a), prng(44));
   await analyze(db);
 
   const targets = await pickTargets(db);
@@ -125,6 +151,8 @@ async function main() {
   // import and export: a unit of this run's own, removed at the end
   const runTag = `BI${Date.now().toString(36)}`;
   const transferUnit = wants('import') || wants('export') ? await prepareTransfer(db, runTag) : null;
+  // the same import again into a unit of its own, on the service without the audit trail
+  const unauditedUnit = wants('import') ? await prepareTransfer(db, `${runTag}N`) : null;
   const bareSql = contactQuery(db).where('u.id', 0).toSQL().toNative().sql;
   const database = await databaseInfo(db, config.db.client);
   await db.destroy();
@@ -147,12 +175,18 @@ async function main() {
   const stopAll = () => started.forEach((child) => child.kill('SIGTERM'));
   const barePort = await freePort();
   let metricsUrl: string | null = null;
+  let auditOffUrl: string | null = null;
   try {
     started.push(await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`));
     if (wants('get by id')) {
       const metricsPort = await freePort();
       started.push(await start(process.execPath, ['dist/src/server.js'], { ...env, PORT: String(metricsPort), METRICS_ENABLED: 'true' }, `http://127.0.0.1:${metricsPort}/ready`));
       metricsUrl = `http://127.0.0.1:${metricsPort}`;
+    }
+    if (wants('move') || wants('import')) {
+      const offPort = await freePort();
+      started.push(await start(process.execPath, ['dist/src/server.js'], { ...env, PORT: String(offPort), AUDIT_ENABLED: 'false' }, `http://127.0.0.1:${offPort}/ready`));
+      auditOffUrl = `http://127.0.0.1:${offPort}`;
     }
   } catch (err) {
     stopAll();
@@ -166,19 +200,14 @@ async function main() {
   };
   const driveBare = (seconds: number) => drive(`http://127.0.0.1:${barePort}`, bareScenario, null, args.connections, seconds);
   const results = [];
+  const unaudited: Array<Figures & { first_ms: null; peak_rss_mb: null }> = [];
   const transfers: Array<TransferFigures & { peak_rss_mb: number | null }> = [];
   let baseline: Figures | undefined;
   let withMetrics: (Figures & { counted_by_metrics: number }) | undefined;
   let peakMb: number | null = null;
   try {
     const url = `http://127.0.0.1:${port}`;
-    const login = await fetch(`${url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: config.admin.email, password: config.admin.password }),
-    });
-    if (!login.ok) throw new Error(`cannot sign in as ${config.admin.email}: ${login.status}`);
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const token = await signIn(url, config.admin);
     // the service's resident memory at its highest during each scenario (it seldom gives
     // memory back, so a scenario's figure includes what the ones before it left)
     for (const scenario of scenarios(targets)) {
@@ -188,6 +217,13 @@ async function main() {
       let first = { first_ms: 0, first_status: 0 };
       const run = await peakRss(service.pid!, async () => {
         first = await firstRequest(url, scenario, token);
+        // a move with and without the audit trail in turns, so that their ratio is its cost
+        const offUrl = auditOffUrl;
+        if (scenario.method === 'PUT' && offUrl) {
+          const [measured, off] = await alternate([driveService, (seconds) => drive(offUrl, scenario, token, args.connections, seconds)], args.duration);
+          unaudited.push({ ...off, name: `${scenario.name}${AUDIT_OFF}`, target: 'audit cost < 10%', first_ms: null, peak_rss_mb: null });
+          return measured;
+        }
         // get by id, the bare handler and get by id with metrics on in turns, so that their
         // ratios compare like with like
         if (scenario.name !== 'get by id') return driveService(args.duration);
@@ -203,6 +239,7 @@ async function main() {
       results.push({ ...run.result, ...first, peak_rss_mb: run.peakMb });
       if (run.peakMb !== null) peakMb = Math.max(peakMb ?? 0, run.peakMb);
       if (withMetrics && scenario.name === 'get by id') results.push({ ...withMetrics, first_ms: null, peak_rss_mb: null });
+      results.push(...unaudited.splice(0));
     }
     if (transferUnit) {
       // the whole directory out, then a unit's tree in (export first: after the import the
@@ -217,6 +254,13 @@ async function main() {
       const getById = () => `/api/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}`;
       const imported = await peakRss(service.pid!, () => runImport(url, token, csv, args.importRows, getById));
       transfers.push({ ...imported.result, peak_rss_mb: imported.peakMb });
+      if (unauditedUnit && auditOffUrl) {
+        process.stderr.write(`  import of ${args.importRows} rows${AUDIT_OFF}...\n`);
+        const off = treeCsv(args.importRows, unauditedUnit.unitCode, unauditedUnit.designation, `${runTag}N`);
+        const offToken = await signIn(auditOffUrl, config.admin);
+        const result = await runImport(auditOffUrl, offToken, off, args.importRows, getById);
+        transfers.push({ ...result, name: `${result.name}${AUDIT_OFF}`, target: 'audit cost < 10%', peak_rss_mb: null });
+      }
       for (const t of transfers) if (t.peak_rss_mb !== null) peakMb = Math.max(peakMb ?? 0, t.peak_rss_mb);
     }
     baseline ??= await driveBare(args.duration);
@@ -224,7 +268,9 @@ async function main() {
     stopAll();
     if (transferUnit) {
       const cleanup = createDb({ ...config.db, queryTimeoutMs: 0 });
-      await cleanUpTransfer(cleanup, transferUnit.unitId).finally(() => cleanup.destroy());
+      await cleanUpTransfer(cleanup, transferUnit.unitId)
+        .then(() => (unauditedUnit ? cleanUpTransfer(cleanup, unauditedUnit.unitId) : undefined))
+        .finally(() => cleanup.destroy());
     }
   }
 
@@ -233,6 +279,14 @@ async function main() {
   const ratioOn = withMetrics ? Math.round((withMetrics.requests_per_s / baseline.requests_per_s) * 100) / 100 : null;
   // what metrics cost get by id: the share of its throughput lost with them on
   const metricsCost = getById && withMetrics ? Math.round((1 - withMetrics.requests_per_s / getById.requests_per_s) * 1000) / 10 : null;
+  // what the audit trail costs each write: the share of its throughput lost with it on
+  const costOf = (on?: { requests_per_s?: number; rows_per_s?: number }, off?: { requests_per_s?: number; rows_per_s?: number }) => {
+    const [a, b] = [on?.requests_per_s ?? on?.rows_per_s, off?.requests_per_s ?? off?.rows_per_s];
+    return a && b ? Math.round((1 - a / b) * 1000) / 10 : null;
+  };
+  const pairOf = <T extends { name: string }>(items: T[], prefix: string) =>
+    [items.find((r) => r.name.startsWith(prefix) && !r.name.endsWith(AUDIT_OFF)), items.find((r) => r.name.startsWith(prefix) && r.name.endsWith(AUDIT_OFF))] as const;
+  const auditCost = { move: costOf(...pairOf(results, 'move')), import: costOf(...pairOf(transfers, 'import')) };
   const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.type()} ${os.release()}` };
   const report = {
     at: new Date().toISOString(),
@@ -240,6 +294,7 @@ async function main() {
     database,
     contacts: Number(n) < args.contacts * 0.9 ? args.contacts : Number(n),
     failed_logins: targets.failedLogins,
+    audit_events: Number(a) < args.auditEvents * 0.9 ? args.auditEvents : Number(a),
     connections: args.connections,
     duration_s: args.duration,
     results,
@@ -248,6 +303,7 @@ async function main() {
     get_by_id_ratio: ratio,
     get_by_id_ratio_metrics_on: ratioOn,
     metrics_cost_percent: metricsCost,
+    audit_cost_percent: auditCost,
     service_peak_rss_mb: peakMb,
     total_5xx: results.reduce((sum, r) => sum + r.status_5xx, 0),
     total_errors: results.reduce((sum, r) => sum + r.errors, 0),
@@ -279,6 +335,10 @@ async function main() {
   if (withMetrics) {
     const counted = `the service counted ${withMetrics.counted_by_metrics} requests of /api/contacts/:id`;
     console.warn(`get by id / bare handler with metrics on: ${ratioOn}   metrics cost ${metricsCost}% of get by id's req/s (${counted})`);
+  }
+
+  if (auditCost.move !== null || auditCost.import !== null) {
+    console.warn(`audit trail cost (target < 10%): move ${auditCost.move ?? '-'}%, import ${auditCost.import ?? '-'}% of their rate without it`);
   }
 
   const dir = path.join(__dirname, 'results');
