@@ -11,6 +11,7 @@ import * as failedLoginSummaries from './20261122000900_index_failed_login_summa
 import * as rolePermissionNames from './20261122001000_role_permission_names';
 import * as directorySearchVersion from './20261122001100_directory_search_version';
 import * as auditEvents from './20261125000100_create_audit_events';
+import * as readVersions from './20261125000200_create_read_versions';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122001000_role_permission_names', rolePermissionNames],
   ['20261122001100_directory_search_version', directorySearchVersion],
   ['20261125000100_create_audit_events', auditEvents],
+  ['20261125000200_create_read_versions', readVersions],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { bumpVersion } from '../src/lib/db';
 import { writeGrants } from '../src/modules/access';
 
 /** Every permission a route checks, with what it allows. */
@@ -56,4 +57,6 @@ export async function seedAccess(trx: Knex.Transaction): Promise<void> {
     const missing = role.permissions.map((name) => permissionIds.get(name)!).filter((id) => !granted.has(id));
     if (missing.length > 0) await writeGrants(trx, role.id, missing, 'add');
   }
+  // a role's permissions may have grown: ETags of the roles list must change
+  await bumpVersion(trx, 'reference');
 }

@@ -85,7 +85,8 @@ export function createApp(deps: AppDeps): Express {
 
   const app = express();
   app.disable('x-powered-by');
-  // no ETag: hashing every body (megabytes for a unit tree) costs more than clients save
+  // no hashed ETag: hashing every body (megabytes for a unit tree) costs more than clients
+  // save; reads set their own from versions (lib/http/conditional.ts)
   app.disable('etag');
   app.set('trust proxy', config.trustProxy);
   // brackets parsed (qs), so `?page[a]=1` reaches validation as an object and is refused
@@ -101,7 +102,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     cors({
       origin: corsOrigin(config),
-      exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'],
+      exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'ETag'],
       maxAge: 600,
     }),
   );

@@ -60,3 +60,10 @@ export class ConflictError extends AppError {
     super(409, message, errors);
   }
 }
+
+/** 412: an If-Match that no longer holds (someone changed the record since it was read). */
+export class PreconditionFailedError extends AppError {
+  constructor(message: string) {
+    super(412, message);
+  }
+}

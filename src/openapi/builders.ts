@@ -33,7 +33,7 @@ export function body(properties: Record<string, Schema>, required: string[] = []
 
 export interface Param {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required?: boolean;
   description?: string;
   schema: Schema;
@@ -104,6 +104,34 @@ export const E429 = errorResponse('Over a rate limit (with RateLimit and Retry-A
 export const E500 = errorResponse('Unexpected failure, without internals', 'Internal server error');
 const E503 = errorResponse('The database cannot be reached now (with Retry-After)', 'Service unavailable');
 
+// ---- conditional requests (lib/http/conditional.ts, docs/api.md)
+
+const ETAG_HEADER = {
+  ETag: { description: 'built from the versions of what the read shows, the caller\'s role and the URL (no hash of the body)', schema: str() },
+};
+const ifNoneMatch: Param = {
+  name: 'If-None-Match',
+  in: 'header',
+  description: 'an ETag of an earlier answer: 304 with no body while nothing it shows has changed',
+  schema: str(),
+};
+const ifMatch: Param = {
+  name: 'If-Match',
+  in: 'header',
+  description: 'the ETag of GET /api/contacts/{id}: the change is made only if the contact is still as read, else 412',
+  schema: str(),
+};
+const E304 = { description: 'Not modified: the If-None-Match holds the current ETag (no body)', headers: ETAG_HEADER };
+const E412 = errorResponse('The If-Match no longer holds: someone changed the contact since it was read', 'Contact was changed by someone else');
+
+/** A read's success answers an ETag; an If-None-Match that holds it answers 304. */
+function conditionalRead(responses: Record<string, unknown>): Record<string, unknown> {
+  const withTag = Object.fromEntries(
+    Object.entries(responses).map(([status, r]) => [status, status.startsWith('2') ? { ...(r as object), headers: ETAG_HEADER } : r]),
+  );
+  return { ...withTag, 304: E304 };
+}
+
 export interface OperationSpec {
   tags: string[];
   summary: string;
@@ -119,6 +147,8 @@ export interface OperationSpec {
   responses: Record<string, unknown>;
   /** public: no bearer token */
   public?: boolean;
+  /** `read`: ETag and If-None-Match (304); `write`: If-Match (412) */
+  conditional?: 'read' | 'write';
 }
 
 /**
@@ -126,6 +156,10 @@ export interface OperationSpec {
  * public; 403 when it checks a permission; 413 and 415 when it takes a body.
  */
 export function operation(spec: OperationSpec) {
+  const conditionalParams = spec.conditional === 'read' ? [ifNoneMatch] : spec.conditional === 'write' ? [ifMatch] : [];
+  const params = [...(spec.params ?? []), ...conditionalParams];
+  const own =
+    spec.conditional === 'read' ? conditionalRead(spec.responses) : spec.conditional === 'write' ? { ...spec.responses, 412: E412 } : spec.responses;
   const roles = `Roles: ${spec.roles.join(', ')}.${spec.permission ? ` Permission \`${spec.permission}\`.` : ''}`;
   return {
     tags: spec.tags,
@@ -134,11 +168,11 @@ export function operation(spec: OperationSpec) {
     'x-roles': spec.roles,
     ...(spec.permission ? { 'x-permission': spec.permission } : {}),
     ...(spec.public ? { security: [] } : {}),
-    ...(spec.params?.length ? { parameters: spec.params } : {}),
+    ...(params.length ? { parameters: params } : {}),
     ...(spec.requestBody ? { requestBody: { required: true, ...json(spec.requestBody) } } : {}),
     ...(spec.requestContent ? { requestBody: { required: true, content: spec.requestContent } } : {}),
     responses: {
-      ...spec.responses,
+      ...own,
       ...(spec.responses['400'] ? {} : { 400: E400 }),
       ...(spec.public || spec.responses['401'] ? {} : { 401: E401 }),
       ...(spec.permission && !spec.responses['403'] ? { 403: E403 } : {}),

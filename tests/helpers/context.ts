@@ -86,3 +86,23 @@ export function setupTestContext(overrides: Record<string, string> = {}): TestCo
   });
   return ctx;
 }
+
+/**
+ * setupTestContext over a database of its own (openOwnSeededDb), for tests that must see no
+ * other file's writes: on MySQL the test files share one database, and a version another file
+ * bumps would change what these tests compare.
+ */
+export function setupOwnTestContext(suffix: string): TestContext {
+  const ctx = {} as TestContext;
+  let done = async () => undefined as void;
+  beforeAll(async () => {
+    const opened = await openOwnSeededDb(suffix);
+    done = opened.done;
+    ctx.db = opened.db;
+    ctx.config = opened.config;
+    ctx.tokens = new TokenService(opened.config.jwt);
+    ctx.app = contractApp(createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) }));
+  });
+  afterAll(() => done());
+  return ctx;
+}

@@ -5,7 +5,7 @@ import { openOwnSeededDb } from '../helpers/context';
  * The newest migrations go down and up again on a seeded database (users and grants in
  * place) without losing a grant. On MySQL in a database of its own, dropped after.
  */
-test('the three newest migrations go down (audit_events, then role_permission_names keeping every grant) and up again', async () => {
+test('the four newest migrations go down (read_versions, audit_events, then role_permission_names keeping every grant) and up again', async () => {
   const { db, done } = await openOwnSeededDb('migrations');
   try {
     const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
@@ -14,7 +14,10 @@ test('the three newest migrations go down (audit_events, then role_permission_na
     expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
-    // the newest first (audit_events), then directory_state.search_version, then role_permission_names
+    // the newest first (read_versions), then audit_events, directory_state.search_version, role_permission_names
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasTable('read_versions')).toBe(false);
+    expect(await db.schema.hasTable('audit_events')).toBe(true);
     await db.migrate.down(MIGRATIONS);
     expect(await db.schema.hasTable('audit_events')).toBe(false);
     expect(await db.schema.hasTable('audit_event_targets')).toBe(false);
@@ -29,6 +32,7 @@ test('the three newest migrations go down (audit_events, then role_permission_na
     expect(await db('roles').orderBy('id').select('id', 'permission_names')).toEqual(names);
     expect(await db.schema.hasColumn('directory_state', 'search_version')).toBe(true);
     expect(await db.schema.hasTable('audit_events')).toBe(true);
+    expect(await db('read_versions').orderBy('name').pluck('name')).toEqual(['account', 'locations', 'reference']);
   } finally {
     await done();
   }

@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { actorOf } from '../../lib/audit';
+import { conditional } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
 import { requirePermission } from '../access';
@@ -10,21 +11,21 @@ import { capitalized } from '../../lib/text';
 
 
 /** One level's routes: list, get, create, update, soft delete, and the lookup by parent. */
-function levelRouter(service: LocationsService, level: LevelDef, canWrite: RequestHandler): Router {
+function levelRouter(service: LocationsService, level: LevelDef, canWrite: RequestHandler, fresh: RequestHandler): Router {
   const listed = `${capitalized(level.plural)} retrieved successfully`;
   const router = Router();
 
-  router.get('/', ...listRules(level), validate, async (req, res) => {
+  router.get('/', ...listRules(level), validate, fresh, async (req, res) => {
     sendSuccess(res, 200, listed, await service.list(level, inputOf<ListInput>(req)));
   });
   if (level.parent) {
     const { key } = level.parent;
-    router.get(`/${level.parent.level.singular}/:${key}`, ...parentParamRules(level), validate, async (req, res) => {
+    router.get(`/${level.parent.level.singular}/:${key}`, ...parentParamRules(level), validate, fresh, async (req, res) => {
       const parentId = inputOf<Record<string, number>>(req)[key];
       sendSuccess(res, 200, listed, await service.childrenOf(level, parentId));
     });
   }
-  router.get('/:id', ...idRules, validate, async (req, res) => {
+  router.get('/:id', ...idRules, validate, fresh, async (req, res) => {
     const record = await service.get(level, inputOf<{ id: number }>(req).id);
     sendSuccess(res, 200, `${level.label} retrieved successfully`, { [level.singular]: record });
   });
@@ -49,9 +50,11 @@ export function locationsRouter(service: LocationsService, requireAuth: RequestH
   const canWrite = requirePermission('locations.write');
   const router = Router();
   router.use(requireAuth);
-  router.get('/statistics', async (_req, res) => {
+  // reads answer an ETag from the locations' version, and 304 to a matching If-None-Match
+  const fresh = conditional(() => service.readTag());
+  router.get('/statistics', fresh, async (_req, res) => {
     sendSuccess(res, 200, 'Location statistics retrieved successfully', { statistics: await service.statistics() });
   });
-  for (const level of LEVELS) router.use(`/${level.plural}`, levelRouter(service, level, canWrite));
+  for (const level of LEVELS) router.use(`/${level.plural}`, levelRouter(service, level, canWrite, fresh));
   return router;
 }

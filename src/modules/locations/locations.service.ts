@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
-import { inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
+import { bumpVersion, inTransaction, readVersion, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
@@ -33,6 +33,11 @@ export class LocationsService {
   constructor(deps: { db: Db; audit: AuditTrail }) {
     this.db = deps.db;
     this.audit = deps.audit;
+  }
+
+  /** What every read of the locations depends on, for its ETag (lib/http/conditional). */
+  async readTag(): Promise<string> {
+    return `l${await readVersion(this.db, 'locations')}`;
   }
 
   async list(level: LevelDef, input: ListInput) {
@@ -156,7 +161,12 @@ export class LocationsService {
   /** Runs a change; the database's keys decide the races the checks could not see. */
   private async write<T>(level: LevelDef, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     try {
-      return await inTransaction(this.db, work);
+      // every change of these records changes what reads show: their ETags follow the version
+      return await inTransaction(this.db, async (trx) => {
+        const result = await work(trx);
+        await bumpVersion(trx, 'locations');
+        return result;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(level.duplicateMessage);
       if (isForeignKeyViolation(err) && level.parent) {

@@ -3,6 +3,7 @@ import { body, param, query } from 'express-validator';
 import { NotFoundError } from '../../lib/errors';
 import { actorOf } from '../../lib/audit';
 import { authOf } from '../../lib/http/auth-context';
+import { conditional } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
 import { idParamRule, inputOf, paginationRules, stringRule, validate } from '../../lib/http/validate';
 import { requirePermission } from '../access';
@@ -34,14 +35,16 @@ function resourceRouter(
   const canWrite = requirePermission(writePermission);
   const router = Router();
   router.use(requireAuth);
+  // reads answer an ETag from the reference data's version, and 304 to a matching If-None-Match
+  const fresh = conditional(() => service.readTag());
 
-  router.get('/', ...listRules(spec), validate, async (req, res) => {
+  router.get('/', ...listRules(spec), validate, fresh, async (req, res) => {
     const input = inputOf<ListInput>(req);
     const only = scope?.(req);
     const data = await service.list(def, only == null ? input : { ...input, id: only });
     sendSuccess(res, 200, `${plural} retrieved successfully`, data);
   });
-  router.get('/:id', ...idRules, validate, async (req, res) => {
+  router.get('/:id', ...idRules, validate, fresh, async (req, res) => {
     const { id } = inputOf<{ id: number }>(req);
     const only = scope?.(req);
     if (only != null && only !== id) throw new NotFoundError(`${def.label} not found`);
@@ -72,15 +75,15 @@ const roleRules = (required: boolean) => [
     .withMessage('permissions must be an array of permission names'),
 ];
 
-function rolesRouter(roles: RolesService, requireAuth: RequestHandler): Router {
+function rolesRouter(roles: RolesService, requireAuth: RequestHandler, fresh: RequestHandler): Router {
   const canWrite = requirePermission('reference.write');
   const router = Router();
   router.use(requireAuth);
-  router.get('/', async (_req, res) => {
+  router.get('/', fresh, async (_req, res) => {
     const [list, permissions] = await Promise.all([roles.list(), roles.permissions()]);
     sendSuccess(res, 200, 'Roles retrieved successfully', { roles: list, permissions });
   });
-  router.get('/:id', ...idRules, validate, async (req, res) => {
+  router.get('/:id', ...idRules, validate, fresh, async (req, res) => {
     sendSuccess(res, 200, 'Role retrieved successfully', { role: await roles.get(inputOf<{ id: number }>(req).id) });
   });
   router.post('/', canWrite, ...roleRules(true), validate, async (req, res) => {
@@ -115,6 +118,6 @@ export function referenceRouter(services: ReferenceServices, requireAuth: Reques
     return auth.permissions.has('organizations.manage') ? null : auth.organizationId;
   };
   router.use('/organizations', resourceRouter(service, organizations, requireAuth, 'organizations.manage', ownOrganization));
-  router.use('/roles', rolesRouter(roles, requireAuth));
+  router.use('/roles', rolesRouter(roles, requireAuth, conditional(() => service.readTag())));
   return router;
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
-import { inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
+import { bumpVersion, inTransaction, readVersion, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
@@ -49,6 +49,11 @@ export class ReferenceService {
   constructor(deps: { db: Db; audit: AuditTrail }) {
     this.db = deps.db;
     this.audit = deps.audit;
+  }
+
+  /** What every read of the reference data depends on, for its ETag (lib/http/conditional). */
+  async readTag(): Promise<string> {
+    return `r${await readVersion(this.db, 'reference')}`;
   }
 
   async list(def: ResourceDef, input: ListInput) {
@@ -168,7 +173,12 @@ export class ReferenceService {
     written?: { values: Values; id: number | null },
   ): Promise<T> {
     try {
-      return await inTransaction(this.db, work);
+      // every change of these records changes what reads show: their ETags follow the version
+      return await inTransaction(this.db, async (trx) => {
+        const result = await work(trx);
+        await bumpVersion(trx, 'reference');
+        return result;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) {
         // the winner has committed by now: the same checks name the key that was taken

@@ -8,6 +8,7 @@ export const contactItemPaths = {
     get: operation({
       tags,
       summary: 'One contact (inactive ones too)',
+      conditional: 'read',
       roles: ANY_USER,
       permission: READ,
       params: [idParam],
@@ -16,6 +17,7 @@ export const contactItemPaths = {
     put: operation({
       tags,
       summary: 'Update a contact',
+      conditional: 'write',
       description: 'Any subset of the create fields (no password). A unit change is refused while the contact has active children or stays under a parent in the old unit.',
       roles: ADMINS,
       permission: `${READ} + contacts.update`,
@@ -36,6 +38,7 @@ export const contactItemPaths = {
     get: operation({
       tags,
       summary: 'Direct children of a contact, by name',
+      conditional: 'read',
       roles: ANY_USER,
       permission: READ,
       params: [idParam, ...paging(CHILDREN_PAGE.defaultLimit, CHILDREN_PAGE.maxLimit), queryBool('include_inactive', 'include deactivated children')],
@@ -57,6 +60,7 @@ export const contactItemPaths = {
     put: operation({
       tags,
       summary: 'Move a contact (and its subtree) under another parent, or to the top level',
+      conditional: 'write',
       roles: ADMINS,
       permission: `${READ} + contacts.move`,
       params: [idParam],

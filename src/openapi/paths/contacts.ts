@@ -11,6 +11,7 @@ export const contactPaths = {
     get: operation({
       tags,
       summary: 'List contacts',
+      conditional: 'read',
       description:
         'The filtered set in the directory\'s depth-first order (roots and siblings by name, then id); `page` and `limit` page over it. In tree format a contact whose parent is not on the page stands at the top level. `parent_id` lists the subtree below that contact. `tree=false` means flat unless `format` says otherwise.',
       roles: ANY_USER,
@@ -56,6 +57,7 @@ export const contactPaths = {
     get: operation({
       tags,
       summary: 'Search active contacts',
+      conditional: 'read',
       description:
         'Case-insensitive substring of name, e-mail, service number, phone or mobile (every character literal). Exact service number or e-mail first, then names starting with `q`, then the rest by name. `total` counts every match.',
       roles: ANY_USER,
@@ -83,6 +85,7 @@ export const contactPaths = {
     get: operation({
       tags,
       summary: 'Counters over the active directory',
+      conditional: 'read',
       roles: ANY_USER,
       permission: READ,
       responses: { 200: success('Statistics retrieved successfully', obj({ statistics: ref('DirectoryStatistics') })) },
@@ -92,6 +95,7 @@ export const contactPaths = {
     get: operation({
       tags,
       summary: 'Units as a tree, with departments and head counts',
+      conditional: 'read',
       roles: ANY_USER,
       permission: READ,
       responses: {
@@ -103,6 +107,7 @@ export const contactPaths = {
     get: operation({
       tags,
       summary: 'The whole tree of a unit, unpaged',
+      conditional: 'read',
       roles: ANY_USER,
       permission: READ,
       params: [pathId('unitId'), ...setParams],

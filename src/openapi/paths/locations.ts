@@ -97,6 +97,7 @@ function levelPaths(level: LevelDef): Record<string, Record<string, unknown>> {
       get: operation({
         tags,
         summary: `List ${level.plural}`,
+        conditional: 'read',
         description: 'Ordered by name (binary order), then id. A page past the end is empty, with the real total.',
         roles: ANY_USER,
         params,
@@ -116,6 +117,7 @@ function levelPaths(level: LevelDef): Record<string, Record<string, unknown>> {
       get: operation({
         tags,
         summary: `One ${level.singular} (inactive ones too)`,
+        conditional: 'read',
         roles: ANY_USER,
         params: [pathId()],
         responses: { 200: one(`${level.label} retrieved successfully`), 404: notFound },
@@ -152,6 +154,7 @@ function levelPaths(level: LevelDef): Record<string, Record<string, unknown>> {
       get: operation({
         tags,
         summary: `Every active ${level.singular} of a ${parentLevel.singular}, by name (not paged)`,
+        conditional: 'read',
         description: `An inactive ${parentLevel.singular} is still known: its active ${level.plural} are listed.`,
         roles: ANY_USER,
         params: [pathId(key)],
@@ -170,6 +173,7 @@ export const locationPaths: Record<string, Record<string, unknown>> = {
     get: operation({
       tags,
       summary: 'Total and active records per level',
+      conditional: 'read',
       roles: ANY_USER,
       responses: { 200: success('Location statistics retrieved successfully', obj({ statistics: ref('LocationStatistics') })) },
     }),

@@ -122,6 +122,7 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
       get: operation({
         tags,
         summary: `List ${def.plural}`,
+        conditional: 'read',
         description: doc.description,
         roles: ANY_USER,
         params: [
@@ -144,6 +145,7 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
       get: operation({
         tags,
         summary: `One ${def.singular}`,
+        conditional: 'read',
         roles: ANY_USER,
         params: [pathId()],
         responses: { 200: one(`${def.label} retrieved successfully`), 404: notFound },
@@ -191,6 +193,7 @@ export const referencePaths: Record<string, Record<string, unknown>> = {
     get: operation({
       tags,
       summary: 'Every role with its permissions, and every permission',
+      conditional: 'read',
       roles: ANY_USER,
       responses: {
         200: success('Roles retrieved successfully', obj({ roles: arrayOf(ref('Role')), permissions: arrayOf(ref('Permission')) })),
@@ -209,6 +212,7 @@ export const referencePaths: Record<string, Record<string, unknown>> = {
     get: operation({
       tags,
       summary: 'One role with its permissions',
+      conditional: 'read',
       roles: ANY_USER,
       params: [pathId()],
       responses: { 200: success('Role retrieved successfully', obj({ role: ref('Role') })), 404: roleNotFound },

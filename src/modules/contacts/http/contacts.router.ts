@@ -1,9 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 import { actorOf } from '../../../lib/audit';
+import { conditional, extendETag, listedTags } from '../../../lib/http/conditional';
 import { sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { requirePermission as can } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
+import { contactRowTag } from '../read/contact.record';
 import type { ListInput } from '../read/list-input';
 import type { UnitTrees } from '../read/unit-tree.service';
 import type { ContactSearch, SearchInput } from '../search/contact-search.service';
@@ -37,22 +39,24 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   const { reads, unitTrees, search, writes } = services;
   const router = Router();
   router.use(requireAuth, can('contacts.read'));
+  // reads answer an ETag from the directory's versions, and 304 to a matching If-None-Match
+  const fresh = conditional(() => reads.readTag());
 
-  router.get('/', ...listRules, validate, async (req, res) => {
+  router.get('/', ...listRules, validate, fresh, async (req, res) => {
     sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req)));
   });
-  router.get('/search', ...searchRules, validate, async (req, res) => {
+  router.get('/search', ...searchRules, validate, fresh, async (req, res) => {
     const result = await search.search(inputOf<SearchInput>(req));
     sendSuccess(res, 200, 'Search completed successfully', result);
   });
-  router.get('/statistics', async (_req, res) => {
+  router.get('/statistics', fresh, async (_req, res) => {
     sendSuccess(res, 200, 'Statistics retrieved successfully', { statistics: await reads.statistics() });
   });
-  router.get('/organizational-hierarchy', async (_req, res) => {
+  router.get('/organizational-hierarchy', fresh, async (_req, res) => {
     const hierarchy = await reads.organizationalHierarchy();
     sendSuccess(res, 200, 'Organizational hierarchy retrieved successfully', { hierarchy });
   });
-  router.get('/unit/:unitId', ...unitTreeRules, validate, async (req, res) => {
+  router.get('/unit/:unitId', ...unitTreeRules, validate, fresh, async (req, res) => {
     const { unitId, ...input } = inputOf<ListInput & { unitId: number }>(req);
     sendSuccess(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTree(unitId, input));
   });
@@ -70,24 +74,27 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
     const result = await writes.create(inputOf<CreateContactInput>(req), actorOf(req));
     sendSuccess(res, 201, 'Contact created successfully', result);
   });
-  router.get('/:id', ...idRules, validate, async (req, res) => {
-    sendSuccess(res, 200, 'Contact retrieved successfully', { contact: await reads.get(inputOf<Id>(req).id) });
+  router.get('/:id', ...idRules, validate, fresh, async (req, res) => {
+    const contact = await reads.get(inputOf<Id>(req).id);
+    // the row as read: what an If-Match of PUT /:id or /:id/move is checked against
+    extendETag(res, contactRowTag(contact.id, contact.updated_at));
+    sendSuccess(res, 200, 'Contact retrieved successfully', { contact });
   });
   router.put('/:id', can('contacts.update'), ...updateRules, validate, async (req, res) => {
     const { id, ...changes } = inputOf<ContactChanges & Id>(req);
-    sendSuccess(res, 200, 'Contact updated successfully', { contact: await writes.update(id, changes, actorOf(req)) });
+    sendSuccess(res, 200, 'Contact updated successfully', { contact: await writes.update(id, changes, actorOf(req), listedTags(req.get('if-match'))) });
   });
   router.delete('/:id', can('contacts.delete'), ...idRules, validate, async (req, res) => {
     await writes.remove(inputOf<Id>(req).id, actorOf(req));
     sendSuccess(res, 200, 'Contact deleted successfully');
   });
-  router.get('/:id/children', ...childrenRules, validate, async (req, res) => {
+  router.get('/:id/children', ...childrenRules, validate, fresh, async (req, res) => {
     const { id, ...input } = inputOf<Id & { page?: number; limit?: number; include_inactive?: boolean }>(req);
     sendSuccess(res, 200, 'Child contacts retrieved successfully', await reads.children(id, input));
   });
   router.put('/:id/move', can('contacts.move'), ...moveRules, validate, async (req, res) => {
     const { id, parent_id } = inputOf<Id & { parent_id: number | null }>(req);
-    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, actorOf(req)));
+    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, actorOf(req), listedTags(req.get('if-match'))));
   });
   router.put('/:id/password', can('contacts.reset_password'), ...resetPasswordRules, validate, async (req, res) => {
     const { id, newPassword } = inputOf<Id & { newPassword: string }>(req);

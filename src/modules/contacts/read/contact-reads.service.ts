@@ -4,7 +4,7 @@ import { NotFoundError } from '../../../lib/errors';
 import { pageOf } from '../../../lib/http/validate';
 import { LIST_SEARCH_FIELDS } from '../search/candidates';
 import { subtreeRange } from '../tree/lineage';
-import { directoryVersion } from '../tree/lock';
+import { directoryReadTag, directoryVersion } from '../tree/lock';
 import { toContact, type Contact, type ContactRow } from './contact.record';
 import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './directory.queries';
 import { nest, shape, type Format } from './formats';
@@ -34,6 +34,11 @@ export class ContactReads {
   /** Read the version before computing, so a value is never cached under a newer version than its data. */
   private async cached<V>(key: string, compute: () => Promise<V>): Promise<V> {
     return this.cache.get(`${await directoryVersion(this.db)}|${key}`, compute) as Promise<V>;
+  }
+
+  /** The versions every read of the directory depends on, for its ETag (lib/http/conditional). */
+  readTag(): Promise<string> {
+    return directoryReadTag(this.db);
   }
 
   async get(id: number): Promise<Contact> {

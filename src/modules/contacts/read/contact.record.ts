@@ -107,3 +107,12 @@ export function toUserRecord(row: ContactRow): UserRecord {
     permissions: permissionList(row.permission_names),
   };
 }
+
+/**
+ * The part of a contact's ETag that names its own row as read: its id and when it last
+ * changed. GET /api/contacts/:id adds it to the versions' ETag; PUT /:id and /:id/move compare
+ * an If-Match against it (docs/api.md, Conditional requests).
+ */
+export function contactRowTag(id: number, updatedAt: string): string {
+  return `u${id}.${Date.parse(updatedAt)}`;
+}

@@ -1,7 +1,9 @@
+import { TtlCache } from '../../../lib/cache';
 import type { Db } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
 import { Gate } from '../../../lib/gate';
 import type { AncestorRow } from '../tree/lineage';
+import { directoryReadTag } from '../tree/lock';
 import { toContact } from './contact.record';
 import { shape } from './formats';
 import { filtersOf, filtersEcho, type ListInput } from './list-input';
@@ -13,17 +15,27 @@ import { loadNameMaps } from './users.queries';
  * The whole tree of a unit, unpaged, filtered, in the asked format (GET /api/contacts/unit/:unitId).
  * Built three at a time: each build holds every contact of the unit in memory (some 30 MB for
  * 10,000), and more at once would need more memory for no more speed (docs/performance.md).
+ *
+ * Frontends poll a unit's tree, and it seldom changes: the last few built are kept, keyed by
+ * the versions the tree shows (directoryReadTag: the tree, the contacts' fields, sign-ins, the
+ * reference names) and the request, so a kept tree is never older than the data it shows.
+ * At most UNIT_TREES_KEPT (some 30 MB each for 10,000 contacts), each for a minute at most.
  */
+export const UNIT_TREES_KEPT = 4;
+
 export class UnitTrees {
   private readonly db: Db;
   private readonly gate = new Gate(3);
+  private readonly built = new TtlCache<Awaited<ReturnType<UnitTrees['build']>>>(60_000, UNIT_TREES_KEPT);
 
   constructor(deps: { db: Db }) {
     this.db = deps.db;
   }
 
-  unitTree(unitId: number, input: ListInput) {
-    return this.gate.run(() => this.build(unitId, input));
+  /** Read the versions before building, so a tree is never kept under a newer version than its data. */
+  async unitTree(unitId: number, input: ListInput) {
+    const key = `${await directoryReadTag(this.db)}|${unitId}|${JSON.stringify(input)}`;
+    return this.built.get(key, () => this.gate.run(() => this.build(unitId, input)));
   }
 
   private async build(unitId: number, input: ListInput) {

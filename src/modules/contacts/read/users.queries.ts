@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { preparedQuery, type Db, type Queryable } from '../../../lib/db';
 import { nullableId, nullableText } from '../../../lib/rows';
+import { toIsoRequired } from '../../../lib/time';
 import type { SessionRecord, SessionSource } from '../../access';
 import { toContact, toUserRecord, type Contact, type ContactRow, type NameMaps, type UserRecord } from './contact.record';
 
@@ -131,6 +132,8 @@ export interface UserRow {
   organization_id: number;
   is_active: boolean;
   token_version: number;
+  /** ISO 8601: what an If-Match is compared with (contactRowTag) */
+  updated_at: string;
 }
 
 export async function findUserRow(db: Queryable, id: number): Promise<UserRow | null> {
@@ -149,7 +152,7 @@ export async function findUserRows(
       .whereIn(by, chunk)
       .select(
         'id', 'name', 'email', 'service_no', 'phone', 'mobile', 'alternative_mobile', 'unit_id', 'department_id',
-        'designation_id', 'rank_id', 'branch', 'sub_branch', 'avatar', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version',
+        'designation_id', 'rank_id', 'branch', 'sub_branch', 'avatar', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version', 'updated_at',
       );
     for (const row of found) {
       rows.push({
@@ -164,6 +167,7 @@ export async function findUserRows(
         organization_id: Number(row.organization_id),
         is_active: Boolean(Number(row.is_active)),
         token_version: Number(row.token_version),
+        updated_at: toIsoRequired(row.updated_at),
       });
     }
   }

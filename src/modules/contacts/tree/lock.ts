@@ -46,3 +46,17 @@ export async function searchVersion(db: Queryable): Promise<number> {
   const state = await db('directory_state').where({ id: 1 }).first('search_version');
   return Number(state.search_version);
 }
+
+/**
+ * Everything a read of the directory depends on, as one short text for its ETag: the
+ * directory's versions, the user rows' changes outside the lock (sign-ins, passwords) and the
+ * reference names a contact shows (unit, department, designation, rank, role). One query.
+ */
+export async function directoryReadTag(db: Queryable): Promise<string> {
+  const row = await db('directory_state as d')
+    .join('read_versions as a', (j) => j.onVal('a.name', 'account'))
+    .join('read_versions as r', (j) => j.onVal('r.name', 'reference'))
+    .where('d.id', 1)
+    .first('d.version as directory', 'd.search_version as search', 'a.version as account', 'r.version as reference');
+  return `d${row.directory}.${row.search}.${row.account}.${row.reference}`;
+}

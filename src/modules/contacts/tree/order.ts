@@ -132,7 +132,12 @@ export class TreeOrder {
       }
     }
     for (const chunk of chunks(rootIds)) {
-      await this.trx('users').whereIn('id', chunk).update({ parent_id: parentId });
+      // a new parent is a change of the contact: its updated_at is what If-Match compares (a
+      // caller that set parent_id itself, as updateContact does, has set updated_at too)
+      await this.trx('users')
+        .whereIn('id', chunk)
+        .where((q) => (parentId === null ? q.whereNotNull('parent_id') : q.whereNull('parent_id').orWhereNot('parent_id', parentId)))
+        .update({ parent_id: parentId, updated_at: new Date() });
     }
     const names = new Map<number, string>();
     for (const chunk of chunks(rootIds)) {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Queryable } from '../../../lib/db';
+import { bumpVersion, inTransaction, type Db } from '../../../lib/db';
 import type { ClientInfo } from '../../../lib/http/auth-context';
 import { recordPasswordChange, type PasswordChangeType } from '../../security';
 
@@ -15,6 +15,8 @@ export async function setPassword(
   await trx('users')
     .where({ id: change.userId })
     .update({ password_hash: change.hash, token_version: trx.raw('token_version + 1'), updated_at: new Date() });
+  // the contact's updated_at changed outside the directory lock: reads' ETags must change
+  await bumpVersion(trx, 'account');
   await recordPasswordChange(trx, {
     userId: change.userId,
     changedBy: change.changedBy,
@@ -32,6 +34,10 @@ export async function revokeTokensOfRole(trx: Knex.Transaction, roleId: number):
 }
 
 /** A sign-in: the user is online, seen now. */
-export async function markSignedIn(db: Queryable, userId: number, at: Date): Promise<void> {
-  await db('users').where({ id: userId }).update({ status: 'online', last_seen: at });
+export async function markSignedIn(db: Db, userId: number, at: Date): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await trx('users').where({ id: userId }).update({ status: 'online', last_seen: at });
+    // status and last_seen are in every contact read: their ETags change with the same commit
+    await bumpVersion(trx, 'account');
+  });
 }

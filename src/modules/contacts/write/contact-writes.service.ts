@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import { inTransaction, type Db } from '../../../lib/db';
-import { BadRequestError, NotFoundError } from '../../../lib/errors';
+import { ifMatchHolds } from '../../../lib/http/conditional';
+import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../../lib/errors';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../../lib/audit';
 import { assertRoleWithinReach, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
+import { contactRowTag } from '../read/contact.record';
 import { findUserRow, findUserRows, type UserRow } from '../read/users.queries';
 import { TreeOrder } from '../tree/order';
 import { assertParentAllowed, deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert } from './contact.writer';
@@ -42,6 +44,18 @@ export class ContactWrites {
     return current;
   }
 
+  /**
+   * With an If-Match (its tags), the contact must still be as the caller read it: 412
+   * otherwise. Checked under the directory lock, so no change slips in between; after the
+   * checks that would refuse the request anyway (RFC 9110: a precondition only decides
+   * between the change and 412).
+   */
+  private static assertAsRead(current: UserRow, ifMatch: readonly string[]): void {
+    if (!ifMatchHolds(ifMatch, contactRowTag(current.id, current.updated_at))) {
+      throw new PreconditionFailedError('Contact was changed by someone else');
+    }
+  }
+
   async create(input: CreateContactInput, actor: Actor) {
     const { password, ...fields } = input;
     const passwordHash = password ? await this.passwords.hash(password) : null;
@@ -64,7 +78,7 @@ export class ContactWrites {
     return { contact, tree: await this.reads.unitTreeCompact(contact.unit_id) };
   }
 
-  async update(id: number, changes: ContactChanges, actor: Actor) {
+  async update(id: number, changes: ContactChanges, actor: Actor, ifMatch: readonly string[] = []) {
     const claim: UniqueClaim = { fields: changes, exceptId: id, taken: duplicate };
     await changeDirectory(
       this.db,
@@ -74,6 +88,7 @@ export class ContactWrites {
         if (changes.role_id !== undefined) await assertRoleWithinReach(trx, actor, changes.role_id);
         await assertChangeReferences(trx, current, changes);
         await assertUnique(trx, claim);
+        ContactWrites.assertAsRead(current, ifMatch);
         await updateContact(trx, current, changes);
         await this.recordChange(trx, actor, 'contact.update', current, changesOf({ ...current }, changes));
       },
@@ -91,10 +106,11 @@ export class ContactWrites {
     });
   }
 
-  async move(id: number, parentId: number | null, actor: Actor) {
+  async move(id: number, parentId: number | null, actor: Actor, ifMatch: readonly string[] = []) {
     const unitId = await changeDirectory(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
       await assertRoleWithinReach(trx, actor, current.role_id);
+      ContactWrites.assertAsRead(current, ifMatch);
       await updateContact(trx, current, { parent_id: parentId });
       await this.recordChange(trx, actor, 'contact.move', current, changesOf({ ...current }, { parent_id: parentId }));
       return current.unit_id;

@@ -103,7 +103,10 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
 
   const searchable = SEARCH_FIELDS.some((f) => changes[f] !== undefined);
   const before: SearchableFields = { name: current.name, email: current.email, service_no: current.service_no, phone: current.phone, mobile: current.mobile };
-  const row: Record<string, unknown> = { ...changes, updated_at: new Date() };
+  // strictly later than the row's last change, even within one millisecond or on a server
+  // whose clock lags another's: updated_at is the row's version for If-Match (contactRowTag)
+  const updatedAt = new Date(Math.max(Date.now(), Date.parse(current.updated_at) + 1));
+  const row: Record<string, unknown> = { ...changes, updated_at: updatedAt };
   // no token outlives the rights it was issued for
   if (changes.role_id !== undefined && changes.role_id !== current.role_id) row.token_version = trx.raw('token_version + 1');
   const renamed = changes.name !== undefined && sortNameOf(changes.name) !== sortNameOf(current.name);
