@@ -60,9 +60,21 @@ export interface Scenario {
   method?: 'GET' | 'PUT';
   /** a fresh path (and body) per request */
   next: () => { path: string; body?: string };
+  /** send the ETag of a first GET of the path as If-None-Match on every request (a 304 is the answer) */
+  revalidate?: boolean;
+}
+
+/** The ETag a GET of the scenario's path answers now. */
+async function currentETag(url: string, scenario: Scenario, token: string | null): Promise<string> {
+  const res = await fetch(`${url}${scenario.next().path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  await res.arrayBuffer();
+  const tag = res.headers.get('etag');
+  if (!res.ok || !tag) throw new Error(`${scenario.name}: no ETag to revalidate (${res.status})`);
+  return tag;
 }
 
 export async function drive(url: string, scenario: Scenario, token: string | null, connections: number, seconds: number) {
+  const etag = scenario.revalidate ? await currentETag(url, scenario, token) : null;
   const result = await autocannon({
     url,
     connections,
@@ -73,7 +85,7 @@ export async function drive(url: string, scenario: Scenario, token: string | nul
         method: scenario.method ?? 'GET',
         setupRequest: (req) => {
           const { path: p, body } = scenario.next();
-          return { ...req, path: p, ...(body ? { body } : {}) };
+          return { ...req, path: p, ...(body ? { body } : {}), ...(etag ? { headers: { ...req.headers, 'if-none-match': etag } } : {}) };
         },
       },
     ],
@@ -86,6 +98,7 @@ export async function drive(url: string, scenario: Scenario, token: string | nul
     p99_ms: result.latency.p99,
     total: result.requests.total,
     non_2xx: result.non2xx,
+    status_304: result['3xx'],
     status_5xx: result['5xx'],
     errors: result.errors + result.timeouts,
   };
@@ -122,6 +135,7 @@ function combined(slices: Figures[], seconds: number): Figures {
     p99_ms: Math.max(...slices.map((f) => f.p99_ms)),
     total: sum((f) => f.total),
     non_2xx: sum((f) => f.non_2xx),
+    status_304: sum((f) => f.status_304),
     status_5xx: sum((f) => f.status_5xx),
     errors: sum((f) => f.errors),
   };
