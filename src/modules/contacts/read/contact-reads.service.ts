@@ -29,6 +29,7 @@ export class ContactReads {
   constructor(deps: { db: Db }) {
     this.db = deps.db;
     this.contactById = contactReader(deps.db);
+    this.readTag = directoryReadTag(deps.db);
   }
 
   /** Read the version before computing, so a value is never cached under a newer version than its data. */
@@ -37,9 +38,7 @@ export class ContactReads {
   }
 
   /** The versions every read of the directory depends on, for its ETag (lib/http/conditional). */
-  readTag(): Promise<string> {
-    return directoryReadTag(this.db);
-  }
+  readonly readTag: () => Promise<string>;
 
   async get(id: number): Promise<Contact> {
     const [row] = await this.contactById(id);

@@ -28,13 +28,16 @@ export class UnitTrees {
   private readonly gate = new Gate(3);
   private readonly built = new TtlCache<Awaited<ReturnType<UnitTrees['build']>>>(60_000, UNIT_TREES_KEPT);
 
+  private readonly readTag: () => Promise<string>;
+
   constructor(deps: { db: Db }) {
     this.db = deps.db;
+    this.readTag = directoryReadTag(deps.db);
   }
 
   /** Read the versions before building, so a tree is never kept under a newer version than its data. */
   async unitTree(unitId: number, input: ListInput) {
-    const key = `${await directoryReadTag(this.db)}|${unitId}|${JSON.stringify(input)}`;
+    const key = `${await this.readTag()}|${unitId}|${JSON.stringify(input)}`;
     return this.built.get(key, () => this.gate.run(() => this.build(unitId, input)));
   }
 

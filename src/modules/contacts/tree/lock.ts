@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { inTransaction, type Db, type Queryable } from '../../../lib/db';
+import { inTransaction, preparedQuery, type Db, type Queryable } from '../../../lib/db';
 
 /**
  * The directory lock and versions: one row, `directory_state`. Every tree change increments
@@ -50,13 +50,22 @@ export async function searchVersion(db: Queryable): Promise<number> {
 /**
  * Everything a read of the directory depends on, as one short text for its ETag: the
  * directory's versions, the user rows' changes outside the lock (sign-ins, passwords) and the
- * reference names a contact shows (unit, department, designation, rank, role). One query.
+ * reference names a contact shows (unit, department, designation, rank, role). One prepared
+ * query: it runs on every read, before the read.
  */
-export async function directoryReadTag(db: Queryable): Promise<string> {
-  const row = await db('directory_state as d')
-    .join('read_versions as a', (j) => j.onVal('a.name', 'account'))
-    .join('read_versions as r', (j) => j.onVal('r.name', 'reference'))
-    .where('d.id', 1)
-    .first('d.version as directory', 'd.search_version as search', 'a.version as account', 'r.version as reference');
-  return `d${row.directory}.${row.search}.${row.account}.${row.reference}`;
+export function directoryReadTag(db: Db): () => Promise<string> {
+  const versions = preparedQuery(
+    db,
+    (account: string, reference: string, id: number) =>
+      db('directory_state as d')
+        .join('read_versions as a', (j) => j.onVal('a.name', account))
+        .join('read_versions as r', (j) => j.onVal('r.name', reference))
+        .where('d.id', id)
+        .select('d.version as directory', 'd.search_version as search', 'a.version as account', 'r.version as reference'),
+    ['account', 'reference', 1],
+  );
+  return async () => {
+    const [row] = await versions('account', 'reference', 1);
+    return `d${row.directory}.${row.search}.${row.account}.${row.reference}`;
+  };
 }
