@@ -59,11 +59,12 @@ export function treeIds(nodes: Array<{ id: number; children?: unknown[] }>): num
 /**
  * The parts of the shared database that the statistics and the hierarchy depend on and that
  * other test files change at the same time: the directory version (every tree change and every
- * counted field) and the units and departments (the factory inserts those without it).
+ * counted field) and the units and departments, their number and latest change (the factory
+ * inserts those, and the reference endpoints change them, without it).
  */
 export async function countedState(db: Db): Promise<string> {
   const state = await db('directory_state').where({ id: 1 }).first('version');
-  const [units] = await db('units').count({ n: '*' });
-  const [departments] = await db('departments').count({ n: '*' });
-  return JSON.stringify([Number(state.version), Number(units.n), Number(departments.n)]);
+  const [units] = await db('units').count({ n: '*' }).max({ at: 'updated_at' });
+  const [departments] = await db('departments').count({ n: '*' }).max({ at: 'updated_at' });
+  return JSON.stringify([state.version, units, departments]);
 }
