@@ -5,10 +5,35 @@ import { createApp } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
 import { createDb, drain } from './lib/db';
 import { serveGracefully } from './lib/http/graceful-server';
-import { createLogger } from './lib/logger';
+import { createLogger, type Logger } from './lib/logger';
 import { ensureDatabase, prepareDatabase } from './startup';
 
 loadEnv({ quiet: true });
+
+/** How long the start waits for Redis before it listens without it (the limits then pass until it connects). */
+const REDIS_START_WAIT_MS = 5_000;
+
+/**
+ * Resolves once the client is connected, or after `ms`. The client has no offline queue, so
+ * until then the rate limiters cannot count: each request would pass uncounted (and the
+ * limiters' scripts, loaded when the app is built, would be loaded again on first use). An
+ * instance that joins a running deployment must not open such a gap in the shared limits.
+ */
+function redisReady(redis: Redis, ms: number, logger: Logger): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', ready);
+      logger.warn({ waitedMs: ms }, 'redis not reachable yet; listening without it: rate limits are not counted until it connects');
+      resolve();
+    }, ms);
+    const ready = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', ready);
+  });
+}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -31,6 +56,7 @@ async function main(): Promise<void> {
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
     : undefined;
   redis?.on('error', (err) => logger.warn({ err }, 'redis connection problem'));
+  if (redis) await redisReady(redis, REDIS_START_WAIT_MS, logger);
 
   const server = createServer();
   const web = serveGracefully(server, createApp({ db, config, logger, redis }));

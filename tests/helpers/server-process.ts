@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { testConfig } from './config';
 
 const ROOT = path.join(__dirname, '..', '..');
 export const START_TIMEOUT_MS = 60_000;
@@ -19,6 +20,10 @@ export interface Running {
 
 /** every server started here, so that none outlives a failed test: see stopAll() */
 const started: Running[] = [];
+// the last resort, should a test file end without its afterAll: no server outlives the worker
+process.once('exit', () => {
+  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -36,7 +41,38 @@ async function freePort(): Promise<number> {
  * seeded on first use), with development settings plus `settings`, and resolves once it logs
  * that it listens.
  */
-export async function startServer(file: string, settings: Record<string, string> = {}, choosePort = true): Promise<Running> {
+export function startServer(file: string, settings: Record<string, string> = {}, choosePort = true): Promise<Running> {
+  return launch({ DB_CLIENT: 'sqlite', SQLITE_FILENAME: file, ...settings }, choosePort);
+}
+
+/**
+ * Starts `src/server.ts` in its own process on the MySQL database of the test run (testConfig:
+ * DATABASE_URL or DB_HOST, DB_PORT, DB_USER, DB_PASSWORD, DB_NAME), already migrated and seeded
+ * by global-setup, with the run's JWT secrets and first administrator, so that the tokens the
+ * factory signs are valid there too; plus `settings`. For tests of several processes on one
+ * database: each has its own pool, search index and caches.
+ */
+export function startMysqlServer(settings: Record<string, string> = {}, choosePort = true): Promise<Running> {
+  const config = testConfig();
+  const { db, jwt, admin } = config;
+  return launch(
+    {
+      DB_CLIENT: 'mysql',
+      ...(db.url
+        ? { DATABASE_URL: db.url }
+        : { DB_HOST: db.host, DB_PORT: String(db.port), DB_USER: db.user, DB_PASSWORD: db.password, DB_NAME: db.database }),
+      DB_QUERY_TIMEOUT_MS: String(db.queryTimeoutMs),
+      JWT_SECRET: jwt.secret,
+      JWT_REFRESH_SECRET: jwt.refreshSecret,
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+      ...settings,
+    },
+    choosePort,
+  );
+}
+
+async function launch(settings: Record<string, string>, choosePort: boolean): Promise<Running> {
   const port = choosePort ? await freePort() : 0;
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) {
@@ -45,8 +81,6 @@ export async function startServer(file: string, settings: Record<string, string>
   Object.assign(env, {
     NODE_ENV: 'development',
     PORT: String(port),
-    DB_CLIENT: 'sqlite',
-    SQLITE_FILENAME: file,
     LOG_LEVEL: 'info',
     BCRYPT_COST: '4',
     ...settings,
@@ -72,9 +106,16 @@ export async function startServer(file: string, settings: Record<string, string>
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
+  const running = { child, port, records, exited, logged, stderr: () => stderr };
+  // known to stopAll from now on: a server that fails to start, or whose start a failed test
+  // gives up waiting for, is killed too
+  started.push(running);
 
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time; stderr: ${stderr}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in time; stderr: ${stderr}`));
+    }, START_TIMEOUT_MS);
     let buffered = '';
     child.stdout!.on('data', (chunk) => {
       buffered += String(chunk);
@@ -96,8 +137,6 @@ export async function startServer(file: string, settings: Record<string, string>
       reject(new Error(`server exited with ${code} before listening; stderr: ${stderr}`));
     });
   });
-  const running = { child, port, records, exited, logged, stderr: () => stderr };
-  started.push(running);
   return running;
 }
 
