@@ -46,3 +46,9 @@ export async function searchVersion(db: Queryable): Promise<number> {
   const state = await db('directory_state').where({ id: 1 }).first('search_version');
   return Number(state.search_version);
 }
+
+/** Both versions in one read: what a snapshot that holds the tree as well as the search's fields is keyed by. */
+export async function directoryVersions(db: Queryable): Promise<{ version: number; search_version: number }> {
+  const state = await db('directory_state').where({ id: 1 }).first('version', 'search_version');
+  return { version: Number(state.version), search_version: Number(state.search_version) };
+}
