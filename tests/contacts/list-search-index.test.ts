@@ -33,7 +33,8 @@ describe('SearchSnapshot.listing', () => {
     for (let i = 0; i < 60; i++) {
       const contact = {
         name: text(3),
-        email: `${text(1)}${unique('e')}@x.test`.toLowerCase(),
+        // a valid address: on MySQL the other files' searches see these contacts too
+        email: `${pick(['ab', 'ba', 'qx', '07'])}.${unique('e')}@x.test`.toLowerCase(),
         service_no: `${text(1)}${unique('s')}`.slice(0, 50),
         phone: `0${Math.floor(random() * 1e4)}`,
         mobile: random() < 0.5 ? null : text(2),
