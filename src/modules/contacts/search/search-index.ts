@@ -14,9 +14,9 @@ export interface IndexBuild {
  * The search snapshot of one service process. A search first reads the directory's search
  * version (every change of what a search sees bumps it in its own transaction; a move does not): only a snapshot of that version
  * or a newer one answers it, so an answer never misses a committed change. A listing's search
- * also reads the directory version (which a move bumps too) and needs that one reached as well. Otherwise the
- * search runs in SQL and, once `refreshMs` has passed since the last build, a new snapshot is
- * built in the background. With `refreshMs` 0 the search waits for that build instead.
+ * also reads the directory version (which a move bumps too) and needs that one reached as well
+ * (list-search.ts). Otherwise the search runs in SQL and, once `refreshMs` has passed since the
+ * last build, a new snapshot is built in the background. With `refreshMs` 0 the search waits for that build instead.
  * A build that fails is reported to `onError` and leaves the searches to SQL. Every build,
  * either way, is reported to `onBuild` when one is given.
  */
