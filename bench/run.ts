@@ -73,6 +73,13 @@ function scenarios(t: Targets): Scenario[] {
       target: '≥ 200 req/s',
       next: () => ({ path: `/api/contacts/search?q=${encodeURIComponent(any(t.searchTerms))}` }),
     },
+    {
+      // the listing's search (tree format, page 1 of 100) with the same terms: the matched set,
+      // its pre-order and its counters from the in-memory index, the page read by id
+      name: `list search (${t.searchTerms.length} terms)`,
+      target: '≥ 300 req/s',
+      next: () => ({ path: `/api/contacts?search=${encodeURIComponent(any(t.searchTerms))}` }),
+    },
     { name: 'statistics', target: '≥ 100 req/s', next: () => ({ path: '/api/contacts/statistics' }) },
     { name: 'organizational hierarchy', target: '≥ 100 req/s', next: () => ({ path: '/api/contacts/organizational-hierarchy' }) },
     { name: `unit tree (${t.largestUnitSize} contacts)`, target: '≥ 25 req/s', next: () => ({ path: `/api/contacts/unit/${t.largestUnitId}` }) },

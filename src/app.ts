@@ -40,11 +40,11 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
   const tokens = new TokenService(config.jwt);
   const passwords = new PasswordHasher(config.bcryptCost);
   const loadSession = sessionLoader(sessionSource(db));
-  const reads = new ContactReads({ db });
   const audit = new AuditTrail({ enabled: config.audit.enabled });
   const onError = (err: unknown) => logger.error({ err }, 'contact search index build failed');
   const onBuild = metrics?.searchIndexBuilt;
   const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError, onBuild }) : null;
+  const reads = new ContactReads({ db, index });
   return {
     requireAuth: authenticate(loadSession, tokens),
     accounts: {
@@ -54,7 +54,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
     },
     contacts: {
       reads,
-      unitTrees: new UnitTrees({ db }),
+      unitTrees: new UnitTrees({ db, index }),
       search: new ContactSearch({ db, index }),
       writes: new ContactWrites({ db, reads, passwords, audit }),
     },

@@ -2,15 +2,17 @@ import type request from 'supertest';
 import { setupTestContext } from '../helpers/context';
 import { createDepartment, createUnit, createUser, unique } from '../helpers/factory';
 import { contactsFixture } from './contacts-support';
+import { listSearchTests } from './list-search-suite';
 
 /**
- * GET /api/contacts/search (spec 4.2 #6; DECISIONS 5), run once per way of searching
- * (SEARCH_INDEX memory and sql). Every search here is narrowed to a unit of the test's own, or
+ * GET /api/contacts/search (spec 4.2 #6; DECISIONS 5), and the `search` of the listings
+ * (list-search-suite.ts), run once per way of searching (SEARCH_INDEX memory and sql). Every search here is narrowed to a unit of the test's own, or
  * uses a term no other test can hold, so it sees only its own contacts.
  */
 export function searchSuite(env: Record<string, string>): void {
   const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000', ...env });
-  const { search, create, update, remove } = contactsFixture(ctx, { admin: 'Super_admin', reader: true });
+  const fixture = contactsFixture(ctx, { admin: 'Super_admin', reader: true });
+  const { search, create, update, remove } = fixture;
   const namesOf = (res: request.Response) => res.body.data.contacts.map((c: { name: string }) => c.name);
 
   /** A contact made through the API with the given fields (the rest unique). */
@@ -261,4 +263,6 @@ export function searchSuite(env: Record<string, string>): void {
       for (const f of ['password_hash', 'token_version', 'sort_name', 'tree_ord', 'depth', 'organization_id']) expect(c).not.toHaveProperty(f);
     });
   });
+
+  listSearchTests(ctx, env, { reader: () => fixture.reader, admin: () => fixture.admin, contact });
 }

@@ -2,7 +2,8 @@ import { TtlCache } from '../../../lib/cache';
 import type { Db } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
 import { pageOf } from '../../../lib/http/validate';
-import { LIST_SEARCH_FIELDS } from '../search/candidates';
+import { ListSearch } from '../search/list-search';
+import type { SearchIndex } from '../search/search-index';
 import { subtreeRange } from '../tree/lineage';
 import { directoryReadTag, directoryVersion } from '../tree/lock';
 import { toContact, type Contact, type ContactRow } from './contact.record';
@@ -10,7 +11,7 @@ import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './dire
 import { nest, shape, type Format } from './formats';
 import { buildHierarchy } from './hierarchy';
 import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
-import { childrenPage, contactExists, countStatistics, listPage, searchSet, statisticsOf, type ContactStatistics } from './listing.queries';
+import { childrenPage, contactExists, countStatistics, listPage, statisticsOf, type ContactStatistics } from './listing.queries';
 import { activeUnitMembers } from './unit-tree.queries';
 import { contactReader, contactsByIds } from './users.queries';
 
@@ -25,11 +26,13 @@ export class ContactReads {
    */
   private readonly cache = new TtlCache<unknown>(60 * 60 * 1000, 500);
   private readonly contactById: (id: number) => Promise<ContactRow[]>;
+  private readonly search: ListSearch;
 
-  constructor(deps: { db: Db }) {
+  constructor(deps: { db: Db; index: SearchIndex | null }) {
     this.db = deps.db;
     this.contactById = contactReader(deps.db);
     this.readTag = directoryReadTag(deps.db);
+    this.search = new ListSearch(deps);
   }
 
   /** Read the version before computing, so a value is never cached under a newer version than its data. */
@@ -56,7 +59,7 @@ export class ContactReads {
     let statistics: ContactStatistics;
     let contacts;
     if (filters.search) {
-      const set = await searchSet(this.db, { ...filters, search: filters.search }, range, LIST_SEARCH_FIELDS);
+      const set = await this.search.matches({ ...filters, search: filters.search }, range);
       statistics = statisticsOf(set);
       contacts = await contactsByIds(this.db, set.slice(offset, offset + limit).map((r) => r.id));
     } else {

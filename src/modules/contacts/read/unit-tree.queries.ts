@@ -1,3 +1,4 @@
+import { chunks } from '../../../lib/chunks';
 import { dialectOf, type Db } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
 import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from '../search/candidates';
@@ -25,6 +26,18 @@ export async function unitRows(db: Db, filters: ContactFilters & { unit_id: numb
   if (filters.search) joinCandidates(q, db, filters.search);
   const rows = (await q) as Record<string, unknown>[];
   return filters.search ? rows.filter((r) => containsTerm(r, filters.search!, LIST_SEARCH_FIELDS)) : rows;
+}
+
+/**
+ * The rows of the given contacts (a search's matches from the in-memory index), as unitRows
+ * gives them, in pre-order: read by primary key, with their places in the tree as they are now.
+ */
+export async function unitRowsByIds(db: Db, ids: readonly number[]): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for (const chunk of chunks(ids, 1000)) {
+    rows.push(...(await db('users as u').whereIn('u.id', chunk).select([...USER_CONTACT_COLUMNS, 'u.depth', 'u.tree_ord'])));
+  }
+  return rows.sort((a, b) => Number(a.tree_ord) - Number(b.tree_ord));
 }
 
 /** Every contact of a unit as a walk up the tree needs it: each ancestor of a contact is in its unit. */

@@ -2,13 +2,15 @@ import { TtlCache } from '../../../lib/cache';
 import type { Db } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
 import { Gate } from '../../../lib/gate';
+import { ListSearch } from '../search/list-search';
+import type { SearchIndex } from '../search/search-index';
 import type { AncestorRow } from '../tree/lineage';
 import { directoryReadTag } from '../tree/lock';
 import { toContact } from './contact.record';
 import { shape } from './formats';
 import { filtersOf, filtersEcho, type ListInput } from './list-input';
-import { statisticsOf } from './listing.queries';
-import { unitContactNames, unitLineage, unitRows } from './unit-tree.queries';
+import { statisticsOf, type ContactFilters } from './listing.queries';
+import { unitContactNames, unitLineage, unitRows, unitRowsByIds } from './unit-tree.queries';
 import { loadNameMaps } from './users.queries';
 
 /**
@@ -25,14 +27,16 @@ export const UNIT_TREES_KEPT = 4;
 
 export class UnitTrees {
   private readonly db: Db;
+  private readonly search: ListSearch;
   private readonly gate = new Gate(3);
   private readonly built = new TtlCache<Awaited<ReturnType<UnitTrees['build']>>>(60_000, UNIT_TREES_KEPT);
 
   private readonly readTag: () => Promise<string>;
 
-  constructor(deps: { db: Db }) {
+  constructor(deps: { db: Db; index: SearchIndex | null }) {
     this.db = deps.db;
     this.readTag = directoryReadTag(deps.db);
+    this.search = new ListSearch(deps);
   }
 
   /** Read the versions before building, so a tree is never kept under a newer version than its data. */
@@ -46,7 +50,7 @@ export class UnitTrees {
     if (!names.units.has(unitId)) throw new NotFoundError('Unit not found');
     const format = input.format ?? 'tree';
     const filters = { ...filtersOf(input), unit_id: unitId };
-    const rows = await unitRows(this.db, filters);
+    const rows = await this.rows(filters);
     // for `hierarchical`, one read of the unit gives every path and every parent's name
     const lineage = format === 'hierarchical' ? await unitLineage(this.db, unitId) : undefined;
     const parentNames = await this.parentNames(unitId, rows, lineage);
@@ -59,6 +63,12 @@ export class UnitTrees {
       statistics: statisticsOf(contacts),
       filters: { search, department_id, format, include_inactive, role_filter },
     };
+  }
+
+  /** The unit's rows that pass the filters, in pre-order: a search's matches from the index when it is current. */
+  private async rows(filters: ContactFilters & { unit_id: number }) {
+    const ids = filters.search ? await this.search.unitMatchIds({ ...filters, search: filters.search }) : null;
+    return ids ? unitRowsByIds(this.db, ids) : unitRows(this.db, filters);
   }
 
   /** The names of the rows' parents: among the rows, in the lineage, or read for those the filters left out. */

@@ -13,9 +13,10 @@ export interface IndexBuild {
 /**
  * The search snapshot of one service process. A search first reads the directory's search
  * version (every change of what a search sees bumps it in its own transaction; a move does not): only a snapshot of that version
- * or a newer one answers it, so an answer never misses a committed change. Otherwise the
- * search runs in SQL and, once `refreshMs` has passed since the last build, a new snapshot is
- * built in the background. With `refreshMs` 0 the search waits for that build instead.
+ * or a newer one answers it, so an answer never misses a committed change. A listing's search
+ * also reads the directory version (which a move bumps too) and needs that one reached as well
+ * (list-search.ts). Otherwise the search runs in SQL and, once `refreshMs` has passed since the
+ * last build, a new snapshot is built in the background. With `refreshMs` 0 the search waits for that build instead.
  * A build that fails is reported to `onError` and leaves the searches to SQL. Every build,
  * either way, is reported to `onBuild` when one is given.
  */
@@ -47,14 +48,17 @@ export class SearchIndex {
   }
 
   /**
-   * A snapshot at least as new as `version`, or null when the caller should search in SQL. The
-   * version only grows; a database restored to an older one needs the service restarted.
+   * A snapshot at least as new as the search `version` (and, when given, the directory's
+   * `treeVersion`: a listing needs the tree as it is), or null when the caller should search in
+   * SQL. The versions only grow; a database restored to older ones needs the service restarted.
    */
-  async at(version: number, needle: string): Promise<SearchSnapshot | null> {
+  async at(version: number, needle: string, treeVersion?: number): Promise<SearchSnapshot | null> {
     if (needle.includes(SEPARATOR) || Array.from(needle).length < 2) return null;
-    if (this.snapshot && this.snapshot.version >= version) return this.snapshot;
+    const current = (s: SearchSnapshot | null): s is SearchSnapshot =>
+      s !== null && s.version >= version && (treeVersion === undefined || s.treeVersion >= treeVersion);
+    if (current(this.snapshot)) return this.snapshot;
     if (this.refreshMs === 0) {
-      while (!this.snapshot || this.snapshot.version < version) {
+      while (!current(this.snapshot)) {
         if (!(await this.build())) return null;
       }
       return this.snapshot;
@@ -70,7 +74,8 @@ export class SearchIndex {
       this.lastBuild = startedAt;
       this.building = SearchSnapshot.load(this.db)
         .then((built) => {
-          if (!this.snapshot || built.version >= this.snapshot.version) {
+          // the directory version grows with every change of either kind: the newer build wins
+          if (!this.snapshot || built.treeVersion >= this.snapshot.treeVersion) {
             this.snapshot = built;
             this.snapshotBuiltAt = startedAt;
           }

@@ -1,55 +1,106 @@
 import { dialectOf, type Db } from '../../../lib/db';
-import { searchVersion } from '../tree/lock';
+import type { ContactFilters, RoleFilter } from '../read/listing.queries';
+import type { OrdRange } from '../tree/lineage';
+import { directoryVersions } from '../tree/lock';
+import { LIST_SEARCH_FIELDS } from './candidates';
 import { contactGrams, gramQueryOf, gramPair, SEARCH_FIELDS, type SearchableFields } from './grams';
+import { breather, GramPostingsBuilder, type GramPostings } from './postings';
 
 /** Between the fields of a contact in its searchable text; a term holding it is left to SQL. */
 export const SEPARATOR = '\u0000';
+
+/**
+ * A listing's `search` matches the first LISTED fields of a text (LIST_SEARCH_FIELDS is
+ * SEARCH_FIELDS without the last, `mobile`): checked once, when this module loads.
+ */
+const LISTED: number = LIST_SEARCH_FIELDS.length;
+if (LIST_SEARCH_FIELDS.some((field, i) => SEARCH_FIELDS[i] !== field)) throw new Error('LIST_SEARCH_FIELDS must begin SEARCH_FIELDS');
+
+/** Where the listed fields of a text end: at the separator after the LISTED-th field, or its end. */
+function listedEnd(text: string): number {
+  if (LISTED === SEARCH_FIELDS.length) return text.length;
+  let at = -1;
+  for (let i = 0; i < LISTED; i++) at = text.indexOf(SEPARATOR, at + 1);
+  return at;
+}
+
+/** As applyFilters (listing.queries.ts) reads role_filter. */
+function roleAdmits(filter: RoleFilter, roleId: number): boolean {
+  if (filter === 'super_admin') return roleId === 1;
+  if (filter === 'admin') return roleId === 2;
+  return filter === 'all' || (roleId !== 1 && roleId !== 2);
+}
 
 interface SearchFilters {
   unit_id?: number;
   department_id?: number;
 }
 
+/** A match of a listing's search: what its page and its counters (statisticsOf) need. */
+export interface ListedMatch {
+  id: number;
+  parent_id: number | null;
+  role_id: number;
+}
+
+/** One entry per contact, by slot (name order). */
+interface Columns {
+  ids: number[];
+  /** the lower-cased fields joined by SEPARATOR, the name first (SEARCH_FIELDS' order) */
+  texts: string[];
+  serviceNos: string[];
+  emails: string[];
+  unitIds: Float64Array;
+  /** 0: no department */
+  departmentIds: Float64Array;
+  roleIds: Float64Array;
+  /** 0: a root */
+  parentIds: Float64Array;
+  treeOrds: Float64Array;
+  /** 1: active */
+  active: Uint8Array;
+}
+
 /**
- * The active directory at one search version, held for the search endpoint: each active contact's
- * searchable fields (lower-cased, in one string), what ranks it, and an inverted index from
- * every trigram of those fields to the contacts holding it. Contacts are numbered in name
- * order (sort_name, then id), so each posting list, and so each walk over matches, is in the
- * order the results are ranked in within a rank: a page needs no sort.
+ * The directory at one version, held for searches: each contact's searchable fields
+ * (lower-cased, in one string), what ranks it, what the listings filter and count by (unit,
+ * department, role, activity, parent, order key), and an inverted index from every trigram of
+ * those fields to the contacts holding it. Contacts are numbered in name order (sort_name, then
+ * id), so each posting list, and so each walk over matches, is in the order the search
+ * endpoint ranks in within a rank: a page needs no sort.
+ *
+ * `version` is the search version it reflects (enough for what a search shows), `treeVersion`
+ * the directory version (a move changes parents and order keys, and bumps only that one): a
+ * listing, which uses the tree columns, needs both to be current.
  */
 export class SearchSnapshot {
   private constructor(
     readonly version: number,
-    private readonly ids: number[],
-    /** the lower-cased fields joined by SEPARATOR, the name first */
-    private readonly texts: string[],
-    private readonly serviceNos: string[],
-    private readonly emails: string[],
-    private readonly unitIds: Float64Array,
-    private readonly departmentIds: Float64Array,
+    readonly treeVersion: number,
+    private readonly c: Columns,
     private readonly grams: GramPostings,
   ) {}
 
   /**
-   * Reads the directory's search version, then its active contacts: the contacts are at least as new
-   * as the version (a change committed in between only makes them newer), whatever the
-   * isolation level, and no transaction is held open while they are read.
+   * Reads the directory's versions, then all its contacts (inactive ones too, for the listings'
+   * include_inactive): the contacts are at least as new as the versions (a change committed in
+   * between only makes them newer), whatever the isolation level, and no transaction is held
+   * open while they are read.
    */
   static async load(db: Db): Promise<SearchSnapshot> {
-    const version = await searchVersion(db);
+    const versions = await directoryVersions(db);
     const ids: number[] = [];
     const texts: string[] = [];
     const serviceNos: string[] = [];
     const emails: string[] = [];
-    const unitIds: number[] = [];
-    const departmentIds: number[] = [];
+    const numbers = { unit: [] as number[], department: [] as number[], role: [] as number[], parent: [] as number[], ord: [] as number[], active: [] as number[] };
     const grams = new GramPostingsBuilder();
     // in name order (sort_name is sortNameOf(name), compared byte-wise: by code point), then
     // id. MySQL streams them, each row numbered as it comes and not kept; SQLite reads them in
     // one call (its driver does anyway), so that its only connection is not held for the build.
+    // One statement: the tree columns are one consistent state of the tree.
     const query = db('users')
-      .where({ is_active: true })
-      .select('id', 'unit_id', 'department_id', ...SEARCH_FIELDS)
+      .select('id', 'unit_id', 'department_id', 'role_id', 'parent_id', 'tree_ord', 'is_active', ...SEARCH_FIELDS)
       .orderBy([{ column: 'sort_name' }, { column: 'id' }]);
     const rows: AsyncIterable<Record<string, unknown>> | Array<Record<string, unknown>> =
       dialectOf(db) === 'mysql' ? query.stream() : await query;
@@ -58,133 +109,83 @@ export class SearchSnapshot {
       ids.push(Number(row.id));
       serviceNos.push(String(row.service_no).toLowerCase());
       emails.push(String(row.email));
-      unitIds.push(Number(row.unit_id));
-      departmentIds.push(row.department_id === null ? 0 : Number(row.department_id));
+      numbers.unit.push(Number(row.unit_id));
+      numbers.department.push(row.department_id === null ? 0 : Number(row.department_id));
+      numbers.role.push(Number(row.role_id));
+      numbers.parent.push(row.parent_id === null ? 0 : Number(row.parent_id));
+      numbers.ord.push(Number(row.tree_ord));
+      numbers.active.push(Number(row.is_active) ? 1 : 0);
       const fields = SEARCH_FIELDS.map((f) => (typeof row[f] === 'string' ? (row[f] as string).toLowerCase() : ''));
       texts.push(fields.join(SEPARATOR));
       grams.add(slot, contactGrams(row as SearchableFields));
       await breather(slot);
     }
-    return new SearchSnapshot(version, ids, texts, serviceNos, emails, Float64Array.from(unitIds), Float64Array.from(departmentIds), await grams.build());
+    const columns: Columns = {
+      ids,
+      texts,
+      serviceNos,
+      emails,
+      unitIds: Float64Array.from(numbers.unit),
+      departmentIds: Float64Array.from(numbers.department),
+      roleIds: Float64Array.from(numbers.role),
+      parentIds: Float64Array.from(numbers.parent),
+      treeOrds: Float64Array.from(numbers.ord),
+      active: Uint8Array.from(numbers.active),
+    };
+    return new SearchSnapshot(versions.search_version, versions.version, columns, await grams.build());
+  }
+
+  /** Each contact holding a gram of the term (two or more characters): a superset of the matches. */
+  private forEachCandidate(needle: string, visit: (slot: number) => void): void {
+    const query = gramQueryOf(needle);
+    if (query.kind === 'prefix') this.grams.forEachStartingWith(gramPair(query.from), this.c.ids.length, visit);
+    else for (const slot of this.grams.rarest(query.grams)) visit(slot);
   }
 
   /**
-   * The matches of a lower-cased term (two or more characters, no SEPARATOR), ranked as the
-   * search endpoint ranks them: exact service number or e-mail, then name prefix, then the
-   * rest, each by name; the ids of the first `limit` and the count of all.
+   * The matches of a lower-cased term (two or more characters, no SEPARATOR) among the active
+   * contacts, ranked as the search endpoint ranks them: exact service number or e-mail, then
+   * name prefix, then the rest, each by name; the ids of the first `limit` and the count of all.
    */
   search(needle: string, filters: SearchFilters, limit: number): { ids: number[]; total: number } {
+    const { active, unitIds, departmentIds, texts, serviceNos, emails } = this.c;
     const ranked: number[][] = [[], [], []];
     let total = 0;
-    const visit = (slot: number) => {
-      if (filters.unit_id !== undefined && this.unitIds[slot] !== filters.unit_id) return;
-      if (filters.department_id !== undefined && this.departmentIds[slot] !== filters.department_id) return;
-      if (!this.texts[slot].includes(needle)) return;
+    this.forEachCandidate(needle, (slot) => {
+      if (!active[slot]) return;
+      if (filters.unit_id !== undefined && unitIds[slot] !== filters.unit_id) return;
+      if (filters.department_id !== undefined && departmentIds[slot] !== filters.department_id) return;
+      if (!texts[slot].includes(needle)) return;
       total++;
       // the text starts with the lower-cased name, and a term (at most 100 characters, no
       // SEPARATOR) is a prefix of it exactly when it is one of the sort name
-      const rank = this.serviceNos[slot] === needle || this.emails[slot] === needle ? 0 : this.texts[slot].startsWith(needle) ? 1 : 2;
+      const rank = serviceNos[slot] === needle || emails[slot] === needle ? 0 : texts[slot].startsWith(needle) ? 1 : 2;
       if (ranked[rank].length < limit) ranked[rank].push(slot);
-    };
-    const query = gramQueryOf(needle);
-    if (query.kind === 'prefix') this.grams.forEachStartingWith(gramPair(query.from), this.ids.length, visit);
-    else for (const slot of this.grams.rarest(query.grams)) visit(slot);
-    const ids = [...ranked[0], ...ranked[1], ...ranked[2]].slice(0, limit).map((slot) => this.ids[slot]);
+    });
+    const ids = [...ranked[0], ...ranked[1], ...ranked[2]].slice(0, limit).map((slot) => this.c.ids[slot]);
     return { ids, total };
   }
-}
 
-/**
- * Trigram posting lists in one array: the contacts (numbers, ascending) of gram g are
- * `postings[offsets[g] .. offsets[g + 1])`. The grams are those of the trigram table
- * (grams.ts), so both ways of searching find the same candidates.
- */
-interface GramPostings {
-  /** the shortest posting list among the grams (none when one of them indexes nobody) */
-  rarest(grams: readonly number[]): Int32Array;
-  /** every contact holding a gram of the given pair (gramPair), in number order */
-  forEachStartingWith(pair: number, contacts: number, visit: (slot: number) => void): void;
-}
-
-const BLOCK_BITS = 20;
-const BLOCK = 1 << BLOCK_BITS;
-
-/** Two passes over numbers, not one list per gram, so a build of 100,000 contacts stays small. */
-class GramPostingsBuilder {
-  private readonly gramIds = new Map<number, number>();
-  private counts = new Int32Array(1 << 16);
-  /** the gram ids of each contact, one contact after another (in blocks, never copied), and where each contact's end */
-  private readonly blocks: Int32Array[] = [];
-  private used = 0;
-  private readonly slotEnds: number[] = [];
-
-  /** `grams`: the contact's distinct grams */
-  add(slot: number, grams: readonly number[]): void {
-    for (const gram of grams) {
-      let id = this.gramIds.get(gram);
-      if (id === undefined) {
-        id = this.gramIds.size;
-        this.gramIds.set(gram, id);
-        if (id === this.counts.length) this.counts = grown(this.counts);
-      }
-      this.counts[id]++;
-      if (this.used === this.blocks.length * BLOCK) this.blocks.push(new Int32Array(BLOCK));
-      this.blocks[this.used >> BLOCK_BITS][this.used & (BLOCK - 1)] = id;
-      this.used++;
-    }
-    this.slotEnds[slot] = this.used;
+  /**
+   * A listing's matched set, as searchSet (listing.queries.ts) computes it in SQL: the contacts
+   * that pass the filters (and lie in `range`, the subtree of a parent_id) and hold the lower-cased
+   * term in one of LIST_SEARCH_FIELDS, in the directory's pre-order. The order, the parents and
+   * the range hold only while `treeVersion` is current; the set alone, while `version` is.
+   */
+  listing(needle: string, f: ContactFilters, range?: OrdRange): ListedMatch[] {
+    const { active, unitIds, departmentIds, roleIds, treeOrds, texts } = this.c;
+    const slots: number[] = [];
+    this.forEachCandidate(needle, (slot) => {
+      if (!f.include_inactive && !active[slot]) return;
+      if (f.unit_id !== undefined && unitIds[slot] !== f.unit_id) return;
+      if (f.department_id !== undefined && departmentIds[slot] !== f.department_id) return;
+      if (!roleAdmits(f.role_filter, roleIds[slot])) return;
+      if (range && !(treeOrds[slot] > range.after && treeOrds[slot] < range.before)) return;
+      // the first occurrence: a term holds no SEPARATOR, so it lies within one field
+      const at = texts[slot].indexOf(needle);
+      if (at >= 0 && at < listedEnd(texts[slot])) slots.push(slot);
+    });
+    slots.sort((a, b) => treeOrds[a] - treeOrds[b] || this.c.ids[a] - this.c.ids[b]);
+    return slots.map((slot) => ({ id: this.c.ids[slot], parent_id: this.c.parentIds[slot] || null, role_id: roleIds[slot] }));
   }
-
-  async build(): Promise<GramPostings> {
-    const gramCount = this.gramIds.size;
-    const offsets = new Int32Array(gramCount + 1);
-    for (let g = 0; g < gramCount; g++) offsets[g + 1] = offsets[g] + this.counts[g];
-    const fill = offsets.slice(0, gramCount);
-    const postings = new Int32Array(this.used);
-    let start = 0;
-    for (let slot = 0; slot < this.slotEnds.length; slot++) {
-      const end = this.slotEnds[slot];
-      for (let i = start; i < end; i++) postings[fill[this.blocks[i >> BLOCK_BITS][i & (BLOCK - 1)]]++] = slot;
-      start = end;
-      await breather(slot);
-    }
-    // the per-contact lists are in the postings now
-    this.blocks.length = 0;
-    const gramIds = this.gramIds;
-    const byPair = new Map<number, number[]>();
-    for (const [gram, id] of gramIds) {
-      const pair = gramPair(gram);
-      const group = byPair.get(pair);
-      if (group) group.push(id);
-      else byPair.set(pair, [id]);
-    }
-    const list = (id: number) => postings.subarray(offsets[id], offsets[id + 1]);
-    return {
-      rarest(grams) {
-        let shortest: Int32Array | undefined;
-        for (const gram of grams) {
-          const id = gramIds.get(gram);
-          if (id === undefined) return new Int32Array(0);
-          if (shortest === undefined || offsets[id + 1] - offsets[id] < shortest.length) shortest = list(id);
-        }
-        return shortest ?? new Int32Array(0);
-      },
-      forEachStartingWith(pair, contacts, visit) {
-        const marks = new Uint8Array(contacts);
-        for (const id of byPair.get(pair) ?? []) for (const slot of list(id)) marks[slot] = 1;
-        for (let slot = 0; slot < contacts; slot++) if (marks[slot]) visit(slot);
-      },
-    };
-  }
-}
-
-/** Every 2,048 contacts a build lets other requests run (a slice takes about 10 ms). */
-async function breather(slot: number): Promise<void> {
-  if ((slot & 2047) === 2047) await new Promise((resolve) => setImmediate(resolve));
-}
-
-function grown(array: Int32Array): Int32Array<ArrayBuffer> {
-  const bigger = new Int32Array(array.length * 2);
-  bigger.set(array);
-  return bigger;
 }

@@ -69,3 +69,9 @@ export function directoryReadTag(db: Db): () => Promise<string> {
     return `d${row.directory}.${row.search}.${row.account}.${row.reference}`;
   };
 }
+
+/** Both versions in one read: what a snapshot that holds the tree as well as the search's fields is keyed by. */
+export async function directoryVersions(db: Queryable): Promise<{ version: number; search_version: number }> {
+  const state = await db('directory_state').where({ id: 1 }).first('version', 'search_version');
+  return { version: Number(state.version), search_version: Number(state.search_version) };
+}

@@ -1,0 +1,54 @@
+import type { Db } from '../../../lib/db';
+import { searchSet, type ContactFilters } from '../read/listing.queries';
+import type { OrdRange } from '../tree/lineage';
+import { directoryVersions, searchVersion } from '../tree/lock';
+import { LIST_SEARCH_FIELDS } from './candidates';
+import type { SearchIndex } from './search-index';
+import type { ListedMatch } from './snapshot';
+
+type SearchFilters = ContactFilters & { search: string };
+
+/**
+ * The `search` of a listing (GET /api/contacts) and of a unit's tree: from the in-memory index
+ * when it is current, as the search endpoint decides (ContactSearch), else in SQL; both give
+ * the same set (snapshot.ts `listing`, listing.queries.ts `searchSet`). SQL answers a term of
+ * one character or holding U+0000 (SearchIndex.at), every search while the index is older than
+ * the directory, and every search with SEARCH_INDEX=sql (no index).
+ */
+export class ListSearch {
+  private readonly db: Db;
+  /** null: every search runs in SQL */
+  private readonly index: SearchIndex | null;
+
+  constructor(deps: { db: Db; index: SearchIndex | null }) {
+    this.db = deps.db;
+    this.index = deps.index;
+  }
+
+  /**
+   * A listing's matched set, in the directory's pre-order. The index answers only when it has
+   * reached the directory version as well as the search version: its order keys and parents
+   * (the pre-order, the parent_id range, the root counter) are then those of the tree. After
+   * a move, SQL answers until the next build.
+   */
+  async matches(f: SearchFilters, range?: OrdRange): Promise<ListedMatch[]> {
+    const needle = f.search.toLowerCase();
+    if (this.index) {
+      const versions = await directoryVersions(this.db);
+      const snapshot = await this.index.at(versions.search_version, needle, versions.version);
+      if (snapshot) return snapshot.listing(needle, f, range);
+    }
+    return searchSet(this.db, f, range, LIST_SEARCH_FIELDS);
+  }
+
+  /**
+   * The ids of a unit tree's matches (in no useful order), or null when SQL should answer
+   * (unit-tree.queries.ts `unitRows`). The caller reads their rows, with their places in the
+   * tree, afresh: so the search version alone decides, exactly as for the search endpoint.
+   */
+  async unitMatchIds(f: SearchFilters & { unit_id: number }): Promise<number[] | null> {
+    const needle = f.search.toLowerCase();
+    const snapshot = this.index && (await this.index.at(await searchVersion(this.db), needle));
+    return snapshot ? snapshot.listing(needle, f).map((m) => m.id) : null;
+  }
+}
