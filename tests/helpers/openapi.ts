@@ -29,9 +29,19 @@ export function contractApp(app: Express): Express {
   outer.disable('x-powered-by');
   outer.use((req, res, next) => {
     const json = res.json.bind(res);
+    const send = res.send.bind(res);
+    let inJson = false;
     res.json = (body: unknown) => {
       recorded.push({ method: req.method, url: req.originalUrl, status: res.statusCode, body });
+      inJson = true;
       return json(body);
+    };
+    // JSON sent as text (sendSuccessJson) is checked too; res.json's own call of send is not counted twice
+    res.send = (body?: unknown) => {
+      if (!inJson && typeof body === 'string' && /json/.test(String(res.get('Content-Type')))) {
+        recorded.push({ method: req.method, url: req.originalUrl, status: res.statusCode, body: JSON.parse(body) });
+      }
+      return send(body);
     };
     next();
   });

@@ -7,8 +7,3 @@ export type ReadVersion = 'account' | 'reference' | 'locations';
 export async function bumpVersion(db: Queryable, name: ReadVersion): Promise<void> {
   await db('read_versions').where({ name }).increment('version', 1);
 }
-
-export async function readVersion(db: Queryable, name: ReadVersion): Promise<number> {
-  const row = await db('read_versions').where({ name }).first('version');
-  return Number(row?.version ?? 0);
-}

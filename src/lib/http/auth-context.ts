@@ -10,6 +10,21 @@ export interface AuthContext {
   email: string;
   serviceNo: string;
   permissions: ReadonlySet<string>;
+  /**
+   * The versions of what reads show, read with the session (one round trip): what a
+   * conditional read's ETag is made of (lib/http/conditional.ts). Read before the request's
+   * own reads, so an ETag may be older than the body it comes with, never newer.
+   */
+  versions: ReadVersions;
+}
+
+/** directory_state's two versions and the read_versions rows (migrations: create_read_versions). */
+export interface ReadVersions {
+  directory: number;
+  search: number;
+  account: number;
+  reference: number;
+  locations: number;
 }
 
 export function authOf(req: Request): AuthContext {

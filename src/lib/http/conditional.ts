@@ -3,8 +3,9 @@ import type { Request, RequestHandler, Response } from 'express';
 /**
  * Conditional reads from versions, not hashes (docs/api.md, Conditional requests). A read's
  * ETag is the versions of what it shows, the caller's role and organization (visibility may
- * differ by them) and a digest of the request's URL: computing it costs one small query and no
- * look at the body. A matching If-None-Match answers 304 before the read runs.
+ * differ by them) and a digest of the request's URL: the versions come with the session's row
+ * (req.auth.versions), so computing it costs no query and no look at the body. A matching
+ * If-None-Match answers 304 before the read runs.
  *
  * The versions are read before the data, so an ETag may be older than the body it comes with,
  * never newer: a client holding it gets a fresh 200 next time, never a stale 304.
@@ -45,13 +46,13 @@ function noneMatch(listed: string[], tag: string): string | null {
 }
 
 /**
- * Middleware for a read: `versionsOf` gives the versions the read depends on. Sets `ETag`, or
- * answers 304 with no body when the request's If-None-Match holds it.
+ * Middleware for a read, after authentication: `versionsOf` gives the versions the read
+ * depends on. Sets `ETag`, or answers 304 with no body when the request's If-None-Match holds it.
  */
-export function conditional(versionsOf: (req: Request) => Promise<string>): RequestHandler {
-  return async (req, res, next) => {
+export function conditional(versionsOf: (req: Request) => string): RequestHandler {
+  return (req, res, next) => {
     const caller = req.auth ? `${req.auth.roleId}.${req.auth.organizationId}` : '0';
-    const tag = `"${await versionsOf(req)}-${caller}-${digest(req.originalUrl)}"`;
+    const tag = `"${versionsOf(req)}-${caller}-${digest(req.originalUrl)}"`;
     const held = noneMatch(listedTags(req.get('if-none-match')), tag);
     res.setHeader('ETag', held ?? tag);
     if (held) {

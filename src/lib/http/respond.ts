@@ -5,6 +5,11 @@ export function sendSuccess(res: Response, status: number, message: string, data
   res.status(status).json({ status: 'success', message, data });
 }
 
+/** sendSuccess for a `data` already serialized (a large answer kept as text: the unit tree). */
+export function sendSuccessJson(res: Response, status: number, message: string, dataJson: string): void {
+  res.status(status).type('application/json').send(`{"status":"success","message":${JSON.stringify(message)},"data":${dataJson}}`);
+}
+
 /** How long a client is asked to wait before it tries again after a 503 (Retry-After, seconds). */
 export const RETRY_AFTER_SECONDS = 5;
 

@@ -15,6 +15,12 @@ export interface SessionRecord {
   token_version: unknown;
   role_name: unknown;
   permission_names: unknown;
+  /** the read versions, selected with the session's row */
+  directory_version: unknown;
+  search_version: unknown;
+  account_version: unknown;
+  reference_version: unknown;
+  locations_version: unknown;
 }
 
 /** Reads a user for a session, as none or one row (the contacts module, which owns the user row, provides it). */
@@ -37,6 +43,13 @@ function toSession(row: SessionRecord | undefined, version: number): AuthContext
     email: String(row.email),
     serviceNo: String(row.service_no),
     permissions: new Set(permissionList(row.permission_names)),
+    versions: {
+      directory: Number(row.directory_version),
+      search: Number(row.search_version),
+      account: Number(row.account_version),
+      reference: Number(row.reference_version),
+      locations: Number(row.locations_version),
+    },
   };
 }
 

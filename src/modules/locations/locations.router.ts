@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { actorOf } from '../../lib/audit';
+import { authOf } from '../../lib/http/auth-context';
 import { conditional } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
@@ -51,7 +52,7 @@ export function locationsRouter(service: LocationsService, requireAuth: RequestH
   const router = Router();
   router.use(requireAuth);
   // reads answer an ETag from the locations' version, and 304 to a matching If-None-Match
-  const fresh = conditional(() => service.readTag());
+  const fresh = conditional((req) => `l${authOf(req).versions.locations}`);
   router.get('/statistics', fresh, async (_req, res) => {
     sendSuccess(res, 200, 'Location statistics retrieved successfully', { statistics: await service.statistics() });
   });

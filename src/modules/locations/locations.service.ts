@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
-import { bumpVersion, inTransaction, readVersion, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
+import { bumpVersion, inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
@@ -33,11 +33,6 @@ export class LocationsService {
   constructor(deps: { db: Db; audit: AuditTrail }) {
     this.db = deps.db;
     this.audit = deps.audit;
-  }
-
-  /** What every read of the locations depends on, for its ETag (lib/http/conditional). */
-  async readTag(): Promise<string> {
-    return `l${await readVersion(this.db, 'locations')}`;
   }
 
   async list(level: LevelDef, input: ListInput) {

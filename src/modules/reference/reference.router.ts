@@ -36,7 +36,7 @@ function resourceRouter(
   const router = Router();
   router.use(requireAuth);
   // reads answer an ETag from the reference data's version, and 304 to a matching If-None-Match
-  const fresh = conditional(() => service.readTag());
+  const fresh = conditional((req) => `r${authOf(req).versions.reference}`);
 
   router.get('/', ...listRules(spec), validate, fresh, async (req, res) => {
     const input = inputOf<ListInput>(req);
@@ -118,6 +118,6 @@ export function referenceRouter(services: ReferenceServices, requireAuth: Reques
     return auth.permissions.has('organizations.manage') ? null : auth.organizationId;
   };
   router.use('/organizations', resourceRouter(service, organizations, requireAuth, 'organizations.manage', ownOrganization));
-  router.use('/roles', rolesRouter(roles, requireAuth, conditional(() => service.readTag())));
+  router.use('/roles', rolesRouter(roles, requireAuth, conditional((req) => `r${authOf(req).versions.reference}`)));
   return router;
 }

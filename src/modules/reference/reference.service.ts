@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
-import { bumpVersion, inTransaction, readVersion, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
+import { bumpVersion, inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
@@ -49,11 +49,6 @@ export class ReferenceService {
   constructor(deps: { db: Db; audit: AuditTrail }) {
     this.db = deps.db;
     this.audit = deps.audit;
-  }
-
-  /** What every read of the reference data depends on, for its ETag (lib/http/conditional). */
-  async readTag(): Promise<string> {
-    return `r${await readVersion(this.db, 'reference')}`;
   }
 
   async list(def: ResourceDef, input: ListInput) {

@@ -1,13 +1,15 @@
 import { Router, type RequestHandler } from 'express';
 import { actorOf } from '../../../lib/audit';
 import { conditional, extendETag, listedTags } from '../../../lib/http/conditional';
-import { sendSuccess } from '../../../lib/http/respond';
+import { authOf } from '../../../lib/http/auth-context';
+import { sendSuccess, sendSuccessJson } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { requirePermission as can } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
 import { contactRowTag } from '../read/contact.record';
 import type { ListInput } from '../read/list-input';
 import type { UnitTrees } from '../read/unit-tree.service';
+import { directoryTagOf } from '../tree/lock';
 import type { ContactSearch, SearchInput } from '../search/contact-search.service';
 import type { ContactWrites, CreateContactInput } from '../write/contact-writes.service';
 import type { ContactChanges } from '../write/contact.writer';
@@ -40,7 +42,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   const router = Router();
   router.use(requireAuth, can('contacts.read'));
   // reads answer an ETag from the directory's versions, and 304 to a matching If-None-Match
-  const fresh = conditional(() => reads.readTag());
+  const fresh = conditional((req) => directoryTagOf(authOf(req).versions));
 
   router.get('/', ...listRules, validate, fresh, async (req, res) => {
     sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req)));
@@ -58,7 +60,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.get('/unit/:unitId', ...unitTreeRules, validate, fresh, async (req, res) => {
     const { unitId, ...input } = inputOf<ListInput & { unitId: number }>(req);
-    sendSuccess(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTree(unitId, input));
+    sendSuccessJson(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTreeJson(unitId, input));
   });
   router.post('/bulk-delete', can('contacts.delete', 'contacts.bulk'), ...bulkDeleteRules, validate, async (req, res) => {
     const result = await writes.bulkDelete(inputOf<{ contactIds: number[] }>(req).contactIds, actorOf(req));

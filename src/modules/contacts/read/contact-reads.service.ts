@@ -5,7 +5,7 @@ import { pageOf } from '../../../lib/http/validate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
 import { subtreeRange } from '../tree/lineage';
-import { directoryReadTag, directoryVersion } from '../tree/lock';
+import { directoryVersion } from '../tree/lock';
 import { toContact, type Contact, type ContactRow } from './contact.record';
 import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './directory.queries';
 import { nest, shape, type Format } from './formats';
@@ -31,7 +31,6 @@ export class ContactReads {
   constructor(deps: { db: Db; index: SearchIndex | null }) {
     this.db = deps.db;
     this.contactById = contactReader(deps.db);
-    this.readTag = directoryReadTag(deps.db);
     this.search = new ListSearch(deps);
   }
 
@@ -40,8 +39,6 @@ export class ContactReads {
     return this.cache.get(`${await directoryVersion(this.db)}|${key}`, compute) as Promise<V>;
   }
 
-  /** The versions every read of the directory depends on, for its ETag (lib/http/conditional). */
-  readonly readTag: () => Promise<string>;
 
   async get(id: number): Promise<Contact> {
     const [row] = await this.contactById(id);

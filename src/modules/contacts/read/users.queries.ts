@@ -4,6 +4,7 @@ import { preparedQuery, type Db, type Queryable } from '../../../lib/db';
 import { nullableId, nullableText } from '../../../lib/rows';
 import { toIsoRequired } from '../../../lib/time';
 import type { SessionRecord, SessionSource } from '../../access';
+import { withReadVersions } from '../tree/lock';
 import { toContact, toUserRecord, type Contact, type ContactRow, type NameMaps, type UserRecord } from './contact.record';
 
 /**
@@ -69,9 +70,12 @@ export function contactReader(db: Db): (id: number) => Promise<ContactRow[]> {
   return preparedQuery(db, (id: number) => contactQuery(db).where('u.id', id), [0]);
 }
 
-/** The session's fields of a user (none or one row), compiled once: two primary-key reads on every request. */
+/**
+ * The session's fields of a user (none or one row), with the read versions (for the ETags of
+ * conditional reads, in the same round trip), compiled once: it runs on every request.
+ */
 export function sessionSource(db: Db): SessionSource {
-  return preparedQuery(db, (id: number) => userQuery(db, SESSION_FIELDS).where('u.id', id), [0]) as unknown as SessionSource;
+  return preparedQuery(db, (id: number) => withReadVersions(db, userQuery(db, SESSION_FIELDS)).where('u.id', id), [0]) as unknown as SessionSource;
 }
 
 /** The whole user record by id. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { inTransaction, preparedQuery, type Db, type Queryable } from '../../../lib/db';
+import type { ReadVersions } from '../../../lib/http/auth-context';
 
 /**
  * The directory lock and versions: one row, `directory_state`. Every tree change increments
@@ -48,25 +49,41 @@ export async function searchVersion(db: Queryable): Promise<number> {
 }
 
 /**
- * Everything a read of the directory depends on, as one short text for its ETag: the
- * directory's versions, the user rows' changes outside the lock (sign-ins, passwords) and the
- * reference names a contact shows (unit, department, designation, rank, role). One prepared
- * query: it runs on every read, before the read.
+ * Adds the read versions to a query of one row, as `directory_version`, `search_version`,
+ * `account_version`, `reference_version` and `locations_version`: each a join on a primary key
+ * of a one-row-per-name table. The session's read carries them (users.queries.ts). The keys are
+ * written into the SQL, not bound, so that a prepared statement's bindings stay the caller's.
  */
-export function directoryReadTag(db: Db): () => Promise<string> {
-  const versions = preparedQuery(
-    db,
-    (account: string, reference: string, id: number) =>
-      db('directory_state as d')
-        .join('read_versions as a', (j) => j.onVal('a.name', account))
-        .join('read_versions as r', (j) => j.onVal('r.name', reference))
-        .where('d.id', id)
-        .select('d.version as directory', 'd.search_version as search', 'a.version as account', 'r.version as reference'),
-    ['account', 'reference', 1],
+export function withReadVersions(db: Queryable, q: Knex.QueryBuilder): Knex.QueryBuilder {
+  q.join('directory_state as vd', (j) => j.on('vd.id', db.raw('1')));
+  for (const [alias, name] of [['va', 'account'], ['vr', 'reference'], ['vl', 'locations']]) {
+    q.join(`read_versions as ${alias}`, (j) => j.on(`${alias}.name`, db.raw(`'${name}'`)));
+  }
+  return q.select(
+    'vd.version as directory_version',
+    'vd.search_version as search_version',
+    'va.version as account_version',
+    'vr.version as reference_version',
+    'vl.version as locations_version',
   );
+}
+
+/**
+ * Everything a read of the directory depends on, as one short text for its ETag and for the
+ * unit trees kept in memory: the directory's versions, the user rows' changes outside the lock
+ * (sign-ins, passwords) and the reference names a contact shows (unit, department,
+ * designation, rank, role).
+ */
+export function directoryTagOf(v: Pick<ReadVersions, 'directory' | 'search' | 'account' | 'reference'>): string {
+  return `d${v.directory}.${v.search}.${v.account}.${v.reference}`;
+}
+
+/** directoryTagOf the versions as they stand now: one prepared query. */
+export function directoryReadTag(db: Db): () => Promise<string> {
+  const versions = preparedQuery(db, (id: number) => withReadVersions(db, db('directory_state as d').where('d.id', id).select('d.id')), [1]);
   return async () => {
-    const [row] = await versions('account', 'reference', 1);
-    return `d${row.directory}.${row.search}.${row.account}.${row.reference}`;
+    const [row] = await versions(1);
+    return directoryTagOf({ directory: Number(row.directory_version), search: Number(row.search_version), account: Number(row.account_version), reference: Number(row.reference_version) });
   };
 }
 
