@@ -36,10 +36,10 @@ export function contractApp(app: Express): Express {
       inJson = true;
       return json(body);
     };
-    // JSON sent as text (sendSuccessJson) is checked too; res.json's own call of send is not counted twice
+    // JSON sent as bytes (sendSuccessJson) is checked too; res.json's own call of send is not counted twice
     res.send = (body?: unknown) => {
-      if (!inJson && typeof body === 'string' && /json/.test(String(res.get('Content-Type')))) {
-        recorded.push({ method: req.method, url: req.originalUrl, status: res.statusCode, body: JSON.parse(body) });
+      if (!inJson && Buffer.isBuffer(body) && /json/.test(String(res.get('Content-Type')))) {
+        recorded.push({ method: req.method, url: req.originalUrl, status: res.statusCode, body: JSON.parse(body.toString('utf8')) });
       }
       return send(body);
     };

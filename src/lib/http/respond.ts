@@ -5,9 +5,14 @@ export function sendSuccess(res: Response, status: number, message: string, data
   res.status(status).json({ status: 'success', message, data });
 }
 
-/** sendSuccess for a `data` already serialized (a large answer kept as text: the unit tree). */
-export function sendSuccessJson(res: Response, status: number, message: string, dataJson: string): void {
-  res.status(status).type('application/json').send(`{"status":"success","message":${JSON.stringify(message)},"data":${dataJson}}`);
+/**
+ * sendSuccess for a `data` already serialized as UTF-8 JSON (a large answer kept in memory: the
+ * unit tree). Bytes, not text: encoding 6.6 MB of text with Bengali names took 40 to 80 ms a
+ * request, copying the bytes takes one.
+ */
+export function sendSuccessJson(res: Response, status: number, message: string, dataJson: Buffer): void {
+  const head = Buffer.from(`{"status":"success","message":${JSON.stringify(message)},"data":`);
+  res.status(status).type('application/json').send(Buffer.concat([head, dataJson, Buffer.from('}')]));
 }
 
 /** How long a client is asked to wait before it tries again after a 503 (Retry-After, seconds). */
