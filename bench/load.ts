@@ -62,6 +62,8 @@ export interface Scenario {
   next: () => { path: string; body?: string };
   /** send the ETag of a first GET of the path as If-None-Match on every request (a 304 is the answer) */
   revalidate?: boolean;
+  /** more request headers (Accept-Encoding, say) */
+  headers?: Record<string, string>;
 }
 
 /** The ETag a GET of the scenario's path answers now. */
@@ -79,7 +81,7 @@ export async function drive(url: string, scenario: Scenario, token: string | nul
     url,
     connections,
     duration: seconds,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...scenario.headers },
     requests: [
       {
         method: scenario.method ?? 'GET',

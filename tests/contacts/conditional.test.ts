@@ -216,6 +216,23 @@ describe('a change makes the reads it shows in answer 200 with a new ETag', () =
   });
 });
 
+test('the kept unit tree goes gzipped to a client that accepts gzip, and as it is to one that does not', async () => {
+  const path = `/api/contacts/unit/${unitId}`;
+  const plain = await read(path).set('Accept-Encoding', 'identity');
+  expect(plain.status).toBe(200);
+  expect(plain.headers['content-encoding']).toBeUndefined();
+  expect(plain.headers.vary).toMatch(/Accept-Encoding/i);
+  expect(plain.body.data.contacts.length).toBeGreaterThan(0);
+  // the first compresses the kept tree, the second is sent the same bytes
+  for (const round of [1, 2]) {
+    const zipped = await read(path).set('Accept-Encoding', 'gzip, deflate');
+    expect([round, zipped.status, zipped.headers['content-encoding']]).toEqual([round, 200, 'gzip']);
+    // supertest undoes the gzip: the same answer, in fewer bytes
+    expect(zipped.body).toEqual(plain.body);
+    expect(Number(zipped.headers['content-length'])).toBeLessThan(Number(plain.headers['content-length']));
+  }
+});
+
 describe('PUT /api/contacts/:id and /:id/move with If-Match', () => {
   const update = (id: number, body: object, ifMatch?: string, caller: TestUser = admin) => {
     const req = api().put(`/api/contacts/${id}`).set(bearer(caller));

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import express, { type Express } from 'express';
@@ -36,10 +37,12 @@ export function contractApp(app: Express): Express {
       inJson = true;
       return json(body);
     };
-    // JSON sent as bytes (sendSuccessJson) is checked too; res.json's own call of send is not counted twice
+    // JSON sent as bytes, gzipped or not (sendKeptJson), is checked too; res.json's own call of
+    // send is not counted twice
     res.send = (body?: unknown) => {
       if (!inJson && Buffer.isBuffer(body) && /json/.test(String(res.get('Content-Type')))) {
-        recorded.push({ method: req.method, url: req.originalUrl, status: res.statusCode, body: JSON.parse(body.toString('utf8')) });
+        const bytes = res.get('Content-Encoding') === 'gzip' ? gunzipSync(body) : body;
+        recorded.push({ method: req.method, url: req.originalUrl, status: res.statusCode, body: JSON.parse(bytes.toString('utf8')) });
       }
       return send(body);
     };

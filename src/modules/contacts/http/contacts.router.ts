@@ -2,7 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { actorOf } from '../../../lib/audit';
 import { conditional, extendETag, listedTags } from '../../../lib/http/conditional';
 import { authOf } from '../../../lib/http/auth-context';
-import { sendSuccess, sendSuccessJson } from '../../../lib/http/respond';
+import { sendKeptJson, sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { requirePermission as can } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
@@ -60,7 +60,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.get('/unit/:unitId', ...unitTreeRules, validate, fresh, async (req, res) => {
     const { unitId, ...input } = inputOf<ListInput & { unitId: number }>(req);
-    sendSuccessJson(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTreeJson(unitId, input));
+    await sendKeptJson(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTreeJson(unitId, input));
   });
   router.post('/bulk-delete', can('contacts.delete', 'contacts.bulk'), ...bulkDeleteRules, validate, async (req, res) => {
     const result = await writes.bulkDelete(inputOf<{ contactIds: number[] }>(req).contactIds, actorOf(req));
