@@ -1,22 +1,16 @@
 import { setupTestContext } from '../helpers/context';
 import { unique } from '../helpers/factory';
 import { entriesFor, lastAuditId } from './audit-support';
-import { adminOfNewOrganization, entryOf, superAdmin, traced, type Caller } from './traced-support';
+import { auditCallers, entryOf, traced } from './traced-support';
 
 const ctx = setupTestContext();
-let admin: Caller;
-let reader: Caller;
-
-beforeAll(async () => {
-  admin = await adminOfNewOrganization(ctx);
-  reader = await superAdmin(ctx);
-});
+const callers = auditCallers(ctx);
 
 type Fields = Record<string, unknown>;
 
 /** A location made through the API by the Admin; its id. */
 async function createLocation(group: string, singular: string, fields: Fields): Promise<number> {
-  const { res } = await traced(ctx, admin, 'post', `/api/locations/${group}`, fields);
+  const { res } = await traced(ctx, callers.admin, 'post', `/api/locations/${group}`, fields);
   expect(res.status).toBe(201);
   return res.body.data[singular].id as number;
 }
@@ -52,12 +46,12 @@ describe.each(LEVELS)('audit of $group', ({ group, singular, parent }) => {
     const above = parent ? { [parent.key]: (await parents())[parent.key] } : {};
     const fields = { ...above, name: unique(`${singular} `), code: 'AU' };
     const since = await lastAuditId(ctx);
-    const call = await traced(ctx, admin, 'post', `/api/locations/${group}`, fields);
+    const call = await traced(ctx, callers.admin, 'post', `/api/locations/${group}`, fields);
     expect(call.res.status).toBe(201);
     const target = { type: singular, id: call.res.body.data[singular].id as number };
     const changes = Object.fromEntries([...Object.entries(fields), ['is_active', true]].map(([f, v]) => [f, [null, v]]));
-    expect(await entriesFor(ctx, reader, target, since)).toEqual([
-      entryOf(call, { action: `${singular}.create`, target, actor: admin, organization_id: admin.organization_id, changes }),
+    expect(await entriesFor(ctx, callers.reader, target, since)).toEqual([
+      entryOf(call, { action: `${singular}.create`, target, actor: callers.admin, organization_id: callers.admin.organization_id, changes }),
     ]);
   });
 });
@@ -67,23 +61,23 @@ describe('audit of a division update and delete', () => {
     const { id, fields } = await newDivision();
     const name = unique('Division ');
     const since = await lastAuditId(ctx);
-    const call = await traced(ctx, admin, 'put', `/api/locations/divisions/${id}`, { name, code: fields.code, country_id: fields.country_id });
+    const call = await traced(ctx, callers.admin, 'put', `/api/locations/divisions/${id}`, { name, code: fields.code, country_id: fields.country_id });
     expect(call.res.status).toBe(200);
     const target = { type: 'division', id };
-    expect(await entriesFor(ctx, reader, target, since)).toEqual([
-      entryOf(call, { action: 'division.update', target, actor: admin, organization_id: admin.organization_id, changes: { name: [fields.name, name] } }),
+    expect(await entriesFor(ctx, callers.reader, target, since)).toEqual([
+      entryOf(call, { action: 'division.update', target, actor: callers.admin, organization_id: callers.admin.organization_id, changes: { name: [fields.name, name] } }),
     ]);
   });
 
   test('a delete (soft) leaves one division.delete entry with is_active from active to false', async () => {
     const { id } = await newDivision();
     const since = await lastAuditId(ctx);
-    const call = await traced(ctx, admin, 'delete', `/api/locations/divisions/${id}`);
+    const call = await traced(ctx, callers.admin, 'delete', `/api/locations/divisions/${id}`);
     expect(call.res.status).toBe(200);
     const target = { type: 'division', id };
-    const entries = await entriesFor(ctx, reader, target, since);
+    const entries = await entriesFor(ctx, callers.reader, target, since);
     expect(entries).toEqual([
-      entryOf(call, { action: 'division.delete', target, actor: admin, organization_id: admin.organization_id, changes: { is_active: [expect.anything(), false] } }),
+      entryOf(call, { action: 'division.delete', target, actor: callers.admin, organization_id: callers.admin.organization_id, changes: { is_active: [expect.anything(), false] } }),
     ]);
     // stored as 1 (MySQL, SQLite) or true: active either way
     expect([1, true]).toContainEqual(entries[0].changes.is_active[0]);
@@ -91,10 +85,10 @@ describe('audit of a division update and delete', () => {
 
   test('deleting a division that is already inactive leaves no entry', async () => {
     const { id } = await newDivision();
-    expect((await traced(ctx, admin, 'delete', `/api/locations/divisions/${id}`)).res.status).toBe(200);
+    expect((await traced(ctx, callers.admin, 'delete', `/api/locations/divisions/${id}`)).res.status).toBe(200);
     const since = await lastAuditId(ctx);
-    const again = await traced(ctx, admin, 'delete', `/api/locations/divisions/${id}`);
+    const again = await traced(ctx, callers.admin, 'delete', `/api/locations/divisions/${id}`);
     expect(again.res.status).toBe(200);
-    expect(await entriesFor(ctx, reader, { type: 'division', id }, since)).toEqual([]);
+    expect(await entriesFor(ctx, callers.reader, { type: 'division', id }, since)).toEqual([]);
   });
 });

@@ -3,16 +3,10 @@ import { setupTestContext } from '../helpers/context';
 import { bearer, createUnit, unique } from '../helpers/factory';
 import { createOrgWithMembers } from '../security/security-support';
 import { entriesFor, lastAuditId } from './audit-support';
-import { adminOfNewOrganization, entryOf, superAdmin, traced, type Caller } from './traced-support';
+import { auditCallers, entryOf, traced, type Caller } from './traced-support';
 
 const ctx = setupTestContext();
-let admin: Caller;
-let reader: Caller;
-
-beforeAll(async () => {
-  admin = await adminOfNewOrganization(ctx);
-  reader = await superAdmin(ctx);
-});
+const callers = auditCallers(ctx);
 
 type Fields = Record<string, unknown>;
 
@@ -68,24 +62,24 @@ describe.each(KINDS)('audit of $plural', (kind) => {
   test(`a create leaves one ${kind.singular}.create entry with every sent field as [null, value], filed under the Admin's organization`, async () => {
     const fields = await kind.fields();
     const since = await lastAuditId(ctx);
-    const call = await traced(ctx, admin, 'post', `/api/${kind.plural}`, fields);
+    const call = await traced(ctx, callers.admin, 'post', `/api/${kind.plural}`, fields);
     expect(call.res.status).toBe(201);
     const id = call.res.body.data[kind.singular].id as number;
-    expect(await entriesFor(ctx, reader, target(id), since)).toEqual([
-      entryOf(call, { action: `${kind.singular}.create`, target: target(id), actor: admin, organization_id: admin.organization_id, changes: created(fields) }),
+    expect(await entriesFor(ctx, callers.reader, target(id), since)).toEqual([
+      entryOf(call, { action: `${kind.singular}.create`, target: target(id), actor: callers.admin, organization_id: callers.admin.organization_id, changes: created(fields) }),
     ]);
   });
 
   test(`an update leaves one ${kind.singular}.update entry with only the field that changed`, async () => {
     const fields = await kind.fields();
-    const id = await createThrough(admin, kind.plural, kind.singular, fields);
+    const id = await createThrough(callers.admin, kind.plural, kind.singular, fields);
     const { body, field } = kind.update(fields);
     const since = await lastAuditId(ctx);
-    const call = await traced(ctx, admin, 'put', `/api/${kind.plural}/${id}`, body);
+    const call = await traced(ctx, callers.admin, 'put', `/api/${kind.plural}/${id}`, body);
     expect(call.res.status).toBe(200);
-    expect(await entriesFor(ctx, reader, target(id), since)).toEqual([
+    expect(await entriesFor(ctx, callers.reader, target(id), since)).toEqual([
       entryOf(call, {
-        action: `${kind.singular}.update`, target: target(id), actor: admin, organization_id: admin.organization_id,
+        action: `${kind.singular}.update`, target: target(id), actor: callers.admin, organization_id: callers.admin.organization_id,
         changes: { [field]: [fields[field], body[field]] },
       }),
     ]);
@@ -93,21 +87,21 @@ describe.each(KINDS)('audit of $plural', (kind) => {
 
   test(`an update that changes nothing leaves no ${kind.singular} entry`, async () => {
     const fields = await kind.fields();
-    const id = await createThrough(admin, kind.plural, kind.singular, fields);
+    const id = await createThrough(callers.admin, kind.plural, kind.singular, fields);
     const since = await lastAuditId(ctx);
-    const { res } = await traced(ctx, admin, 'put', `/api/${kind.plural}/${id}`, fields);
+    const { res } = await traced(ctx, callers.admin, 'put', `/api/${kind.plural}/${id}`, fields);
     expect(res.status).toBe(200);
-    expect(await entriesFor(ctx, reader, target(id), since)).toEqual([]);
+    expect(await entriesFor(ctx, callers.reader, target(id), since)).toEqual([]);
   });
 
   test(`a delete leaves one ${kind.singular}.delete entry with every field of the record as [value, null]`, async () => {
     const fields = await kind.fields();
-    const id = await createThrough(admin, kind.plural, kind.singular, fields);
+    const id = await createThrough(callers.admin, kind.plural, kind.singular, fields);
     const since = await lastAuditId(ctx);
-    const call = await traced(ctx, admin, 'delete', `/api/${kind.plural}/${id}`);
+    const call = await traced(ctx, callers.admin, 'delete', `/api/${kind.plural}/${id}`);
     expect(call.res.status).toBe(200);
-    expect(await entriesFor(ctx, reader, target(id), since)).toEqual([
-      entryOf(call, { action: `${kind.singular}.delete`, target: target(id), actor: admin, organization_id: admin.organization_id, changes: deleted(fields) }),
+    expect(await entriesFor(ctx, callers.reader, target(id), since)).toEqual([
+      entryOf(call, { action: `${kind.singular}.delete`, target: target(id), actor: callers.admin, organization_id: callers.admin.organization_id, changes: deleted(fields) }),
     ]);
   });
 });
@@ -116,21 +110,21 @@ describe('audit of organizations', () => {
   test('create, update and delete by the Super_admin each leave one entry filed under the organization itself', async () => {
     const fields = { name: unique('Audited Org '), code: unique('AO').slice(0, 30) };
     const since = await lastAuditId(ctx);
-    const create = await traced(ctx, reader, 'post', '/api/organizations', fields);
+    const create = await traced(ctx, callers.reader, 'post', '/api/organizations', fields);
     expect(create.res.status).toBe(201);
     const id = create.res.body.data.organization.id as number;
     // the Super_admin is of organization 1: the entries must not be filed there
-    expect(id).not.toBe(reader.organization_id);
+    expect(id).not.toBe(callers.reader.organization_id);
     const target = { type: 'organization', id };
 
     const name = unique('Renamed Org ');
-    const update = await traced(ctx, reader, 'put', `/api/organizations/${id}`, { name, code: fields.code });
+    const update = await traced(ctx, callers.reader, 'put', `/api/organizations/${id}`, { name, code: fields.code });
     expect(update.res.status).toBe(200);
-    const remove = await traced(ctx, reader, 'delete', `/api/organizations/${id}`);
+    const remove = await traced(ctx, callers.reader, 'delete', `/api/organizations/${id}`);
     expect(remove.res.status).toBe(200);
 
-    const entry = { target, actor: reader, organization_id: id };
-    expect(await entriesFor(ctx, reader, target, since)).toEqual([
+    const entry = { target, actor: callers.reader, organization_id: id };
+    expect(await entriesFor(ctx, callers.reader, target, since)).toEqual([
       entryOf(create, { ...entry, action: 'organization.create', changes: created(fields) }),
       entryOf(update, { ...entry, action: 'organization.update', changes: { name: [fields.name, name] } }),
       entryOf(remove, { ...entry, action: 'organization.delete', changes: deleted({ ...fields, name }) }),
@@ -140,11 +134,11 @@ describe('audit of organizations', () => {
 
 describe('audit of roles', () => {
   const target = (id: number) => ({ type: 'role', id });
-  const entry = (id: number) => ({ target: target(id), actor: admin, organization_id: admin.organization_id });
+  const entry = (id: number) => ({ target: target(id), actor: callers.admin, organization_id: callers.admin.organization_id });
 
   async function newRole(permissions: string[]) {
     const fields = { name: unique('Role'), description: 'audited role', permissions };
-    const call = await traced(ctx, admin, 'post', '/api/roles', fields);
+    const call = await traced(ctx, callers.admin, 'post', '/api/roles', fields);
     expect(call.res.status).toBe(201);
     return { call, fields, id: call.res.body.data.role.id as number };
   }
@@ -152,7 +146,7 @@ describe('audit of roles', () => {
   test('a create leaves one role.create entry with name, description and the granted permissions (sorted)', async () => {
     const since = await lastAuditId(ctx);
     const { call, fields, id } = await newRole(['contacts.read', 'contacts.create']);
-    expect(await entriesFor(ctx, reader, target(id), since)).toEqual([
+    expect(await entriesFor(ctx, callers.reader, target(id), since)).toEqual([
       entryOf(call, {
         ...entry(id), action: 'role.create',
         changes: { name: [null, fields.name], description: [null, fields.description], permissions: [null, ['contacts.create', 'contacts.read']] },
@@ -163,9 +157,9 @@ describe('audit of roles', () => {
   test('an update of the permissions leaves one role.update entry with the list before and after', async () => {
     const { id } = await newRole(['contacts.read', 'contacts.create']);
     const since = await lastAuditId(ctx);
-    const call = await traced(ctx, admin, 'put', `/api/roles/${id}`, { permissions: ['contacts.update', 'contacts.read'] });
+    const call = await traced(ctx, callers.admin, 'put', `/api/roles/${id}`, { permissions: ['contacts.update', 'contacts.read'] });
     expect(call.res.status).toBe(200);
-    expect(await entriesFor(ctx, reader, target(id), since)).toEqual([
+    expect(await entriesFor(ctx, callers.reader, target(id), since)).toEqual([
       entryOf(call, {
         ...entry(id), action: 'role.update',
         changes: { permissions: [['contacts.create', 'contacts.read'], ['contacts.read', 'contacts.update']] },
@@ -176,9 +170,9 @@ describe('audit of roles', () => {
   test('a delete leaves one role.delete entry with name, description and permissions as [value, null]', async () => {
     const { fields, id } = await newRole(['contacts.read']);
     const since = await lastAuditId(ctx);
-    const call = await traced(ctx, admin, 'delete', `/api/roles/${id}`);
+    const call = await traced(ctx, callers.admin, 'delete', `/api/roles/${id}`);
     expect(call.res.status).toBe(200);
-    expect(await entriesFor(ctx, reader, target(id), since)).toEqual([
+    expect(await entriesFor(ctx, callers.reader, target(id), since)).toEqual([
       entryOf(call, { ...entry(id), action: 'role.delete', changes: deleted(fields) }),
     ]);
   });
@@ -186,7 +180,7 @@ describe('audit of roles', () => {
 
 describe("an Admin's entries are filed under the Admin's organization", () => {
   test('the Admin of a new organization sees the designation it created in GET /api/audit-events; an Admin of another does not', async () => {
-    const [own, other] = [await createOrgWithMembers(ctx, reader.token), await createOrgWithMembers(ctx, reader.token)];
+    const [own, other] = [await createOrgWithMembers(ctx, callers.reader.token), await createOrgWithMembers(ctx, callers.reader.token)];
     const ownAdmin: Caller = { id: own.admin.id, token: own.admin.token, role: 'Admin', organization_id: own.id };
     const fields = { name: unique('Designation '), code: unique('G').slice(0, 30) };
     const since = await lastAuditId(ctx);
@@ -196,7 +190,7 @@ describe("an Admin's entries are filed under the Admin's organization", () => {
     const expected = entryOf(call, { action: 'designation.create', target, actor: ownAdmin, organization_id: own.id, changes: created(fields) });
 
     expect(await entriesFor(ctx, ownAdmin, target, since)).toEqual([expected]);
-    expect(await entriesFor(ctx, reader, target, since)).toEqual([expected]);
+    expect(await entriesFor(ctx, callers.reader, target, since)).toEqual([expected]);
     const seenByOther = await request(ctx.app)
       .get('/api/audit-events')
       .set(bearer(other.admin))

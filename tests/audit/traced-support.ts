@@ -27,6 +27,19 @@ export async function superAdmin(ctx: TestContext): Promise<Caller> {
 }
 
 /** A response with the request id and user agent it was sent with. */
+/**
+ * The callers of an audit test file, made before its tests: an Admin of an organization of its
+ * own (who makes the changes) and a Super_admin (who reads the trail).
+ */
+export function auditCallers(ctx: TestContext): { readonly admin: Caller; readonly reader: Caller } {
+  const callers = {} as { admin: Caller; reader: Caller };
+  beforeAll(async () => {
+    callers.admin = await adminOfNewOrganization(ctx);
+    callers.reader = await superAdmin(ctx);
+  });
+  return callers;
+}
+
 export interface Traced {
   res: request.Response;
   requestId: string;
