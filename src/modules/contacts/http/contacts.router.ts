@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { actorOf } from '../../../lib/audit';
 import { conditional, extendETag, listedTags } from '../../../lib/http/conditional';
 import { authOf } from '../../../lib/http/auth-context';
@@ -42,7 +42,8 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   const router = Router();
   router.use(requireAuth, can('contacts.read'));
   // reads answer an ETag from the directory's versions, and 304 to a matching If-None-Match
-  const fresh = conditional((req) => directoryTagOf(authOf(req).versions));
+  const versionsOf = (req: Request) => directoryTagOf(authOf(req).versions);
+  const fresh = conditional(versionsOf);
 
   router.get('/', ...listRules, validate, fresh, async (req, res) => {
     sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req)));
@@ -60,7 +61,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.get('/unit/:unitId', ...unitTreeRules, validate, fresh, async (req, res) => {
     const { unitId, ...input } = inputOf<ListInput & { unitId: number }>(req);
-    await sendKeptJson(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTreeJson(unitId, input));
+    await sendKeptJson(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTreeJson(unitId, input, versionsOf(req)));
   });
   router.post('/bulk-delete', can('contacts.delete', 'contacts.bulk'), ...bulkDeleteRules, validate, async (req, res) => {
     const result = await writes.bulkDelete(inputOf<{ contactIds: number[] }>(req).contactIds, actorOf(req));

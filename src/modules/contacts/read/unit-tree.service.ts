@@ -5,7 +5,6 @@ import { Gate } from '../../../lib/gate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
 import type { AncestorRow } from '../tree/lineage';
-import { directoryReadTag } from '../tree/lock';
 import { toContact } from './contact.record';
 import { shape } from './formats';
 import { filtersOf, filtersEcho, type ListInput } from './list-input';
@@ -19,7 +18,7 @@ import { loadNameMaps } from './users.queries';
  * 10,000), and more at once would need more memory for no more speed (docs/performance.md).
  *
  * Frontends poll a unit's tree, and it seldom changes: the last few built are kept as JSON
- * bytes, keyed by the versions the tree shows (directoryReadTag: the tree, the contacts' fields,
+ * bytes, keyed by the versions the tree shows (directoryTagOf: the tree, the contacts' fields,
  * sign-ins, the reference names) and the request, so a kept tree is never older than the data
  * it shows, and a kept one costs neither the build nor the serialization (6.6 MB for 10,000
  * contacts, some 80 ms of CPU). At most UNIT_TREES_KEPT, each for a minute at most.
@@ -32,20 +31,18 @@ export class UnitTrees {
   private readonly gate = new Gate(3);
   private readonly built = new TtlCache<Buffer>(60_000, UNIT_TREES_KEPT);
 
-  private readonly readTag: () => Promise<string>;
-
   constructor(deps: { db: Db; index: SearchIndex | null }) {
     this.db = deps.db;
-    this.readTag = directoryReadTag(deps.db);
     this.search = new ListSearch(deps);
   }
 
   /**
-   * The unit's tree as the UTF-8 JSON of the answer's `data`. Reads the versions before
-   * building, so a tree is never kept under a newer version than its data.
+   * The unit's tree as the UTF-8 JSON of the answer's `data`. `versions` is directoryTagOf the
+   * versions read before this call (the request's, read with its session), so a tree is never
+   * kept under a newer version than its data.
    */
-  async unitTreeJson(unitId: number, input: ListInput): Promise<Buffer> {
-    const key = `${await this.readTag()}|${unitId}|${JSON.stringify(input)}`;
+  async unitTreeJson(unitId: number, input: ListInput, versions: string): Promise<Buffer> {
+    const key = `${versions}|${unitId}|${JSON.stringify(input)}`;
     return this.built.get(key, () => this.gate.run(async () => Buffer.from(JSON.stringify(await this.build(unitId, input)))));
   }
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { inTransaction, preparedQuery, type Db, type Queryable } from '../../../lib/db';
+import { inTransaction, type Db, type Queryable } from '../../../lib/db';
 import type { ReadVersions } from '../../../lib/http/auth-context';
 
 /**
@@ -70,21 +70,12 @@ export function withReadVersions(db: Queryable, q: Knex.QueryBuilder): Knex.Quer
 
 /**
  * Everything a read of the directory depends on, as one short text for its ETag and for the
- * unit trees kept in memory: the directory's versions, the user rows' changes outside the lock
+ * unit trees kept in memory (from the versions the session's read brings, withReadVersions): the directory's versions, the user rows' changes outside the lock
  * (sign-ins, passwords) and the reference names a contact shows (unit, department,
  * designation, rank, role).
  */
 export function directoryTagOf(v: Pick<ReadVersions, 'directory' | 'search' | 'account' | 'reference'>): string {
   return `d${v.directory}.${v.search}.${v.account}.${v.reference}`;
-}
-
-/** directoryTagOf the versions as they stand now: one prepared query. */
-export function directoryReadTag(db: Db): () => Promise<string> {
-  const versions = preparedQuery(db, (id: number) => withReadVersions(db, db('directory_state as d').where('d.id', id).select('d.id')), [1]);
-  return async () => {
-    const [row] = await versions(1);
-    return directoryTagOf({ directory: Number(row.directory_version), search: Number(row.search_version), account: Number(row.account_version), reference: Number(row.reference_version) });
-  };
 }
 
 /** Both versions in one read: what a snapshot that holds the tree as well as the search's fields is keyed by. */
