@@ -5,6 +5,6 @@ export { isForeignKeyViolation, isUnavailable, isUniqueViolation } from './error
 export { drain, ping } from './health';
 export { preparedQuery } from './prepared';
 export { whereContains } from './text-match';
-export { bumpVersion, type ReadVersion } from './versions';
+export { bumpVersion, versionedChange, type ReadVersion } from './versions';
 export { inTransaction } from './transaction';
 export { dialectOf, type Db, type Dialect, type Queryable } from './types';

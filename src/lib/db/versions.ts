@@ -1,4 +1,6 @@
-import type { Queryable } from './types';
+import type { Knex } from 'knex';
+import { inTransaction } from './transaction';
+import type { Db, Queryable } from './types';
 
 /** What a `read_versions` row covers (the migration that made the table says which changes). */
 export type ReadVersion = 'account' | 'reference' | 'locations';
@@ -6,4 +8,13 @@ export type ReadVersion = 'account' | 'reference' | 'locations';
 /** Marks a change of what reads show, in the change's own transaction (or statement). */
 export async function bumpVersion(db: Queryable, name: ReadVersion): Promise<void> {
   await db('read_versions').where({ name }).increment('version', 1);
+}
+
+/** Runs `work` in one transaction that marks `name` changed before it commits (every change of what it covers). */
+export function versionedChange<T>(db: Db, name: ReadVersion, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return inTransaction(db, async (trx) => {
+    const result = await work(trx);
+    await bumpVersion(trx, name);
+    return result;
+  });
 }

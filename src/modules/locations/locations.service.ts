@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
-import { bumpVersion, inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
+import { isForeignKeyViolation, isUniqueViolation, versionedChange, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
@@ -157,11 +157,7 @@ export class LocationsService {
   private async write<T>(level: LevelDef, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     try {
       // every change of these records changes what reads show: their ETags follow the version
-      return await inTransaction(this.db, async (trx) => {
-        const result = await work(trx);
-        await bumpVersion(trx, 'locations');
-        return result;
-      });
+      return await versionedChange(this.db, 'locations', work);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(level.duplicateMessage);
       if (isForeignKeyViolation(err) && level.parent) {

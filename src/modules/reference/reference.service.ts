@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
-import { bumpVersion, inTransaction, isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
+import { isForeignKeyViolation, isUniqueViolation, versionedChange, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
@@ -169,11 +169,7 @@ export class ReferenceService {
   ): Promise<T> {
     try {
       // every change of these records changes what reads show: their ETags follow the version
-      return await inTransaction(this.db, async (trx) => {
-        const result = await work(trx);
-        await bumpVersion(trx, 'reference');
-        return result;
-      });
+      return await versionedChange(this.db, 'reference', work);
     } catch (err) {
       if (isUniqueViolation(err)) {
         // the winner has committed by now: the same checks name the key that was taken

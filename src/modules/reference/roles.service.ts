@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { bumpVersion, inTransaction, isUniqueViolation, type Db, type Queryable } from '../../lib/db';
+import { isUniqueViolation, versionedChange, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { changesOf, type Actor, type AuditTrail } from '../../lib/audit';
 import type { AuthContext } from '../../lib/http/auth-context';
@@ -99,11 +99,7 @@ export class RolesService {
   private async write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     try {
       // every change of these records changes what reads show: their ETags follow the version
-      return await inTransaction(this.db, async (trx) => {
-        const result = await work(trx);
-        await bumpVersion(trx, 'reference');
-        return result;
-      });
+      return await versionedChange(this.db, 'reference', work);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError('A role with this name already exists');
       throw err;
