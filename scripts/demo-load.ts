@@ -1,14 +1,11 @@
-import { bulkInsert, dialectOf, loadData, type Db } from '../src/lib/db';
+import { bulkInsert, dialectOf, loadData, tsvField, type Db } from '../src/lib/db';
 import type { Progress } from './progress';
 
 type Cell = string | number | Date | null;
 
-const mysqlTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
-
 /**
- * Writes `count` generated rows into `table`: on MySQL as LOAD DATA LOCAL streams (tab-separated;
- * cells must hold no tab, newline or backslash), elsewhere, or where the server refuses LOAD
- * DATA, as multi-row inserts of 20,000 rows per transaction.
+ * Writes `count` generated rows into `table`: on MySQL as LOAD DATA LOCAL streams; elsewhere, or
+ * where the server refuses LOAD DATA, as multi-row inserts of 20,000 rows per transaction.
  */
 export async function loadGenerated<C extends string>(
   db: Db,
@@ -23,7 +20,7 @@ export async function loadGenerated<C extends string>(
       let chunk = '';
       for (let j = i; j < Math.min(count, i + 10_000); j++) {
         const r = record(j);
-        chunk += `${columns.map((c) => { const v = r[c]; return v === null ? '\\N' : v instanceof Date ? mysqlTime(v) : String(v); }).join('\t')}\n`;
+        chunk += `${columns.map((c) => tsvField(r[c])).join('\t')}\n`;
       }
       progress.advance(Math.min(10_000, count - i));
       yield chunk;
@@ -33,7 +30,7 @@ export async function loadGenerated<C extends string>(
   if (!loaded) {
     for (let done = 0; done < count; done += 20_000) {
       const rows = Array.from({ length: Math.min(20_000, count - done) }, (_, i) => record(done + i));
-      await db.transaction((trx) => bulkInsert(trx, table, rows, progress));
+      await db.transaction((trx) => bulkInsert(trx, table, rows, { progress }));
     }
   }
   progress.done();

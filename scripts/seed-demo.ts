@@ -145,7 +145,7 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
     ]);
     await writeLabels(trx, existing.map((r) => ({ id: Number(r.id), ...order.get(Number(r.id))! })));
     for (const r of rows) Object.assign(r, order.get(r.id as number));
-    await bulkInsert(trx, 'users', rows, progress);
+    await bulkInsert(trx, 'users', rows, { progress });
     progress.done();
 
     // the trigram index, written in key order (gram, contact): appends, not random inserts
@@ -185,12 +185,12 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
         for (const id of postings.get(gram)!) {
           batch.push({ gram, contact_id: id });
           if (batch.length === 15000) {
-            await bulkInsert(trx, 'contact_search_grams', batch, gramProgress);
+            await bulkInsert(trx, 'contact_search_grams', batch, { progress: gramProgress });
             batch = [];
           }
         }
       }
-      await bulkInsert(trx, 'contact_search_grams', batch, gramProgress);
+      await bulkInsert(trx, 'contact_search_grams', batch, { progress: gramProgress });
     }
     gramProgress.done();
     return { units: units.length, contacts: rows.length };

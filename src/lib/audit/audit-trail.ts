@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { chunks } from '../chunks';
+import { writeRows } from '../db';
 import type { Actor } from './actor';
 import { isSecretField, type Changes } from './changes';
 
@@ -53,8 +53,7 @@ export class AuditTrail {
       user_agent: actor.client.userAgent,
     });
     const targets = entry.targetId !== null ? [entry.targetId] : [...(entry.targetIds ?? [])];
-    for (const chunk of chunks(targets)) {
-      await trx('audit_event_targets').insert(chunk.map((targetId) => ({ event_id: Number(id), target_type: entry.targetType, target_id: targetId })));
-    }
+    // an import's 100,000 targets in one LOAD DATA on MySQL (writeRows), not 200 INSERTs
+    await writeRows(trx, 'audit_event_targets', targets.map((targetId) => ({ event_id: Number(id), target_type: entry.targetType, target_id: targetId })));
   }
 }

@@ -1,6 +1,14 @@
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { chunks } from '../chunks';
+import { dialectOf } from './types';
+
+/** How a bulk write meets a row whose key is already in the table. */
+export interface BulkOptions {
+  /** skip it (INSERT IGNORE, LOAD DATA ... IGNORE, SQLite's INSERT OR IGNORE) instead of failing */
+  ignoreDuplicates?: boolean;
+  progress?: { advance(count: number): void };
+}
 
 /**
  * Multi-row INSERT ... VALUES written directly: knex builds SQLite's multi-row inserts as a
@@ -11,20 +19,21 @@ export async function bulkInsert(
   trx: Knex.Transaction,
   table: string,
   rows: Array<Record<string, unknown>>,
-  progress?: { advance(count: number): void },
+  options: BulkOptions = {},
 ): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]);
   const size = Math.max(1, Math.min(5000, Math.floor(30000 / columns.length)));
   const tuple = `(${columns.map(() => '?').join(',')})`;
+  const insert = !options.ignoreDuplicates ? 'INSERT' : dialectOf(trx) === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
   for (const chunk of chunks(rows, size)) {
     const bindings = chunk.flatMap((row) => columns.map((c) => row[c] as Knex.Value));
-    await trx.raw(`INSERT INTO ?? (${columns.map(() => '??').join(',')}) VALUES ${chunk.map(() => tuple).join(',')}`, [
+    await trx.raw(`${insert} INTO ?? (${columns.map(() => '??').join(',')}) VALUES ${chunk.map(() => tuple).join(',')}`, [
       table,
       ...columns,
       ...bindings,
     ]);
-    progress?.advance(chunk.length);
+    options.progress?.advance(chunk.length);
   }
 }
 
@@ -37,11 +46,12 @@ export async function loadData(
   trx: Knex.Transaction,
   table: string,
   columns: string[],
-  lines: () => Iterable<string>,
+  lines: () => Iterable<string | Buffer>,
+  options: Pick<BulkOptions, 'ignoreDuplicates'> = {},
 ): Promise<boolean> {
-  const sql = `LOAD DATA LOCAL INFILE 'rows.tsv' INTO TABLE ?? FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' (${columns.map(() => '??').join(',')})`;
+  const sql = `LOAD DATA LOCAL INFILE 'rows.tsv' ${options.ignoreDuplicates ? 'IGNORE ' : ''}INTO TABLE ?? CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' (${columns.map(() => '??').join(',')})`;
   try {
-    const stream = () => Readable.from((function* () { for (const text of lines()) yield Buffer.from(text); })());
+    const stream = () => Readable.from((function* () { for (const chunk of lines()) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk; })());
     await trx.raw(sql, [table, ...columns]).options({ infileStreamFactory: stream });
     return true;
   } catch (err) {
@@ -49,4 +59,40 @@ export async function loadData(
     if (code === 'ER_NOT_ALLOWED_COMMAND' || code === 'ER_LOAD_INFILE_CAPABILITY_DISABLED') return false;
     throw err;
   }
+}
+
+/** Special characters of a LOAD DATA text field (its default ESCAPED BY '\\'), and what stands for each. */
+const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+
+/** A value as a field of a LOAD DATA line: NULL as `\N`, a date as MySQL's DATETIME(3) in UTC, a boolean as 1 or 0, text escaped. */
+export function tsvField(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  if (value instanceof Date) return value.toISOString().replace('T', ' ').replace('Z', '');
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  return String(value).replace(/[\\\t\n\r\0]/g, (ch) => TSV_ESCAPES[ch]);
+}
+
+/** Rows per LOAD DATA chunk handed to the driver. */
+const TSV_CHUNK_ROWS = 1000;
+
+/**
+ * Writes rows (all with the keys of the first) in one statement where MySQL allows LOAD DATA
+ * LOCAL, else as bulkInsert's multi-row INSERTs. The same rows, the same table, less work for
+ * both sides: no statement of 100,000 placeholders to build, escape and parse.
+ */
+export async function writeRows(trx: Knex.Transaction, table: string, rows: Array<Record<string, unknown>>, options: BulkOptions = {}): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]);
+  function* lines(): Generator<string> {
+    for (let i = 0; i < rows.length; i += TSV_CHUNK_ROWS) {
+      let chunk = '';
+      for (const row of rows.slice(i, i + TSV_CHUNK_ROWS)) chunk += `${columns.map((c) => tsvField(row[c])).join('\t')}\n`;
+      yield chunk;
+    }
+  }
+  if (dialectOf(trx) === 'mysql' && (await loadData(trx, table, columns, lines, options))) {
+    options.progress?.advance(rows.length);
+    return;
+  }
+  await bulkInsert(trx, table, rows, options);
 }

@@ -1,5 +1,5 @@
 /** The database layer: connection settings, health, errors by code, transactions, prepared queries. */
-export { bulkInsert, loadData } from './bulk';
+export { bulkInsert, loadData, tsvField, writeRows, type BulkOptions } from './bulk';
 export { createDb, ensureDatabase, knexConfig, type DbClient, type DbConfig } from './connection';
 export { isForeignKeyViolation, isUnavailable, isUniqueViolation } from './errors';
 export { drain, ping } from './health';
