@@ -275,15 +275,19 @@ async function main() {
       process.stderr.write(`  import of ${args.importRows} rows...\n`);
       const csv = treeCsv(args.importRows, transferUnit.unitCode, transferUnit.designation, runTag);
       const getById = () => `/api/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}`;
-      const imported = await peakRss(service.pid!, () => runImport(url, token, csv, args.importRows, getById));
+      // the service writes the new contacts' search grams after it answers: the scenario (and its RSS) lasts until then
+      const watch = createDb({ ...config.db, poolMax: 1 });
+      const backlogSize = async () => Number((await watch('contact_search_backlog').count({ n: '*' }))[0].n);
+      const imported = await peakRss(service.pid!, () => runImport(url, token, csv, args.importRows, getById, backlogSize));
       transfers.push({ ...imported.result, peak_rss_mb: imported.peakMb });
       if (unauditedUnit && auditOffUrl) {
         process.stderr.write(`  import of ${args.importRows} rows${AUDIT_OFF}...\n`);
         const off = treeCsv(args.importRows, unauditedUnit.unitCode, unauditedUnit.designation, `${runTag}N`);
         const offToken = await signIn(auditOffUrl, config.admin);
-        const result = await runImport(auditOffUrl, offToken, off, args.importRows, getById);
+        const result = await runImport(auditOffUrl, offToken, off, args.importRows, getById, backlogSize);
         transfers.push({ ...result, name: `${result.name}${AUDIT_OFF}`, target: 'audit cost < 10%', peak_rss_mb: null });
       }
+      await watch.destroy();
       for (const t of transfers) if (t.peak_rss_mb !== null) peakMb = Math.max(peakMb ?? 0, t.peak_rss_mb);
     }
     baseline ??= await driveBare(args.duration);
@@ -348,10 +352,10 @@ async function main() {
   console.warn(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.warn(line(r));
   if (transfers.length > 0) {
-    console.warn('\nimport and export                       rows    seconds   rows/s   RSS MiB   get by id beside it (req/s, p50, p99 ms)');
+    console.warn('\nimport and export                       rows    seconds   rows/s   RSS MiB   grams after, s   get by id beside it (req/s, p50, p99 ms)');
     for (const t of transfers) {
       const beside = t.beside ? `${t.beside.requests_per_s}, ${t.beside.p50_ms}, ${t.beside.p99_ms}` : '';
-      console.warn(`${t.name.padEnd(38)} ${String(t.rows).padStart(7)} ${String(t.seconds).padStart(9)} ${String(t.rows_per_s).padStart(8)} ${String(t.peak_rss_mb ?? '').padStart(9)}   ${beside}   ${t.target}`);
+      console.warn(`${t.name.padEnd(38)} ${String(t.rows).padStart(7)} ${String(t.seconds).padStart(9)} ${String(t.rows_per_s).padStart(8)} ${String(t.peak_rss_mb ?? '').padStart(9)}   ${String(t.grams_after_s ?? '').padStart(14)}   ${beside}   ${t.target}`);
     }
   }
   console.warn(`\nget by id / bare handler: ${ratio}   peak RSS of the service: ${peakMb} MiB   5xx: ${report.total_5xx}   errors and timeouts: ${report.total_errors}`);

@@ -12,6 +12,7 @@ import * as rolePermissionNames from './20261122001000_role_permission_names';
 import * as directorySearchVersion from './20261122001100_directory_search_version';
 import * as auditEvents from './20261125000100_create_audit_events';
 import * as readVersions from './20261125000200_create_read_versions';
+import * as searchBacklog from './20261125000300_create_contact_search_backlog';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -37,6 +38,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122001100_directory_search_version', directorySearchVersion],
   ['20261125000100_create_audit_events', auditEvents],
   ['20261125000200_create_read_versions', readVersions],
+  ['20261125000300_create_contact_search_backlog', searchBacklog],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

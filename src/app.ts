@@ -15,7 +15,7 @@ import { AuditLog, auditRouter } from './modules/audit';
 import { Metrics, metricsEndpoint } from './lib/metrics';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
-import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchIndex, sessionSource, UnitTrees, userIdBySignIn } from './modules/contacts';
+import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchBacklog, SearchIndex, sessionSource, UnitTrees, userIdBySignIn } from './modules/contacts';
 import { locationsRouter, LocationsService } from './modules/locations';
 import { referenceRouter, ReferenceService, RolesService } from './modules/reference';
 import { securityRouter, SecurityService } from './modules/security';
@@ -33,6 +33,11 @@ export interface AppDeps {
 function corsOrigin(config: Readonly<Config>): cors.CorsOptions['origin'] {
   if (config.corsOrigins) return [...config.corsOrigins];
   return config.env !== 'production';
+}
+
+/** The drains of the search backlog (the grams of imported contacts, written after the import commits). */
+export function searchBacklog({ db, logger }: Pick<AppDeps, 'db' | 'logger'>): SearchBacklog {
+  return new SearchBacklog({ db, onError: (err) => logger.error({ err }, 'search backlog drain failed; its contacts stay listed for the next') });
 }
 
 /** Every service of the application, built once from its dependencies. */
@@ -63,7 +68,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
     security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
     reference: { reference: new ReferenceService({ db, audit }), roles: new RolesService({ db, audit }) },
     transfer: {
-      importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows, audit }),
+      importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows, audit, backlog: searchBacklog({ db, logger }) }),
       exporter: new DirectoryExport({ db }),
       maxBytes: config.importLimits.maxBytes,
     },

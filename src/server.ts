@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { config as loadEnv } from 'dotenv';
 import Redis from 'ioredis';
-import { createApp } from './app';
+import { createApp, searchBacklog } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
 import { createDb, drain } from './lib/db';
 import { serveGracefully } from './lib/http/graceful-server';
@@ -65,6 +65,8 @@ async function main(): Promise<void> {
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ port, database: config.db.client }, 'directory service listening');
   });
+  // what a drain cut short (a crash, a shutdown) left of an import's search grams
+  searchBacklog({ db, logger }).schedule();
 
   let stopping = false;
   const stop = (signal: string, code: number) => {

@@ -39,14 +39,17 @@ export function openTestDb(overrides: Record<string, string> = {}): { db: Db; co
  * database: on SQLite the file's own copy of the template, on MySQL the database
  * `<DB_NAME>_<suffix>_<pid>`, made afresh and dropped by `done`.
  */
-export async function openOwnSeededDb(suffix: string): Promise<{ db: Db; config: Readonly<Config>; done: () => Promise<void> }> {
+export async function openOwnSeededDb(
+  suffix: string,
+  overrides: Record<string, string> = {},
+): Promise<{ db: Db; config: Readonly<Config>; done: () => Promise<void> }> {
   if (!isMysql()) {
-    const { db, config, cleanup } = openTestDb();
+    const { db, config, cleanup } = openTestDb(overrides);
     return { db, config, done: async () => { await db.destroy(); cleanup(); } };
   }
   // the process in the name: two runs on one server make and drop databases of their own
   const name = `${process.env.DB_NAME || 'directory_test'}_${suffix}_${process.pid}`;
-  const config = testConfig({ DB_NAME: name });
+  const config = testConfig({ ...overrides, DB_NAME: name });
   const admin = createDb({ ...config.db, database: '' });
   const db = createDb(config.db);
   const done = async () => {
@@ -92,11 +95,11 @@ export function setupTestContext(overrides: Record<string, string> = {}): TestCo
  * other file's writes: on MySQL the test files share one database, and a version another file
  * bumps would change what these tests compare.
  */
-export function setupOwnTestContext(suffix: string): TestContext {
+export function setupOwnTestContext(suffix: string, overrides: Record<string, string> = {}): TestContext {
   const ctx = {} as TestContext;
   let done = async () => undefined as void;
   beforeAll(async () => {
-    const opened = await openOwnSeededDb(suffix);
+    const opened = await openOwnSeededDb(suffix, overrides);
     done = opened.done;
     ctx.db = opened.db;
     ctx.config = opened.config;

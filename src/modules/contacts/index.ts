@@ -8,6 +8,7 @@
  *   that holds the directory lock: changeDirectory(db, work, claim?);
  * - the checks before a write: assertUnique (with the caller's words for a taken e-mail or
  *   service number), assertChangeReferences;
+ * - the search backlog (SearchBacklog): the grams of an import's contacts, written after its commit;
  * - the services and the router that app.ts wires.
  */
 export { contactsRouter } from './http/contacts.router';
@@ -20,6 +21,7 @@ export { CHILDREN_PAGE, CONTACT_PAGE, filtersOf, SEARCH_LIMIT, type ListInput } 
 export { ROLE_FILTERS, type ContactFilters } from './read/listing.queries';
 export { UnitTrees } from './read/unit-tree.service';
 export { contactQuery, findUser, findUserBySignIn, findUserRow, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './read/users.queries';
+export { drainSearchBacklog, SearchBacklog } from './search/backlog';
 export { ContactSearch } from './search/contact-search.service';
 export { contactGrams, SEARCH_FIELDS } from './search/grams';
 export { SearchIndex } from './search/search-index';

@@ -3,7 +3,7 @@ import type { Db } from '../../lib/db';
 import { AppError, ValidationError } from '../../lib/errors';
 import type { Actor, AuditTrail } from '../../lib/audit';
 import type { PasswordHasher } from '../access';
-import { assertChangeReferences, changeDirectory, insertContactForest, updateContact } from '../contacts';
+import { assertChangeReferences, changeDirectory, insertContactForest, updateContact, type SearchBacklog } from '../contacts';
 import { mapHeader } from './columns';
 import { planImport, type ImportMode, type Plan } from './import.plan';
 import { readRows, type ImportRow, type RowError } from './import.rows';
@@ -55,12 +55,14 @@ export class DirectoryImport {
   private readonly passwords: PasswordHasher;
   private readonly maxRows: number;
   private readonly audit: AuditTrail;
+  private readonly backlog: SearchBacklog;
 
-  constructor(deps: { db: Db; passwords: PasswordHasher; maxRows: number; audit: AuditTrail }) {
+  constructor(deps: { db: Db; passwords: PasswordHasher; maxRows: number; audit: AuditTrail; backlog: SearchBacklog }) {
     this.db = deps.db;
     this.passwords = deps.passwords;
     this.maxRows = deps.maxRows;
     this.audit = deps.audit;
+    this.backlog = deps.backlog;
   }
 
   async run(file: Buffer, options: ImportOptions, actor: Actor): Promise<ImportReport> {
@@ -69,7 +71,7 @@ export class DirectoryImport {
     // before the lock: hashing 10,000 passwords takes minutes at a production cost
     const hashes = options.dryRun || rowErrors.length > 0 ? new Map<number, string>() : await this.hashPasswords(rows);
     try {
-      return await changeDirectory(this.db, async (trx) => {
+      const report = await changeDirectory(this.db, async (trx) => {
         const plan = await planImport(trx, rows, options.mode, actor);
         const errors = [...rowErrors, ...plan.errors];
         const written = errors.length === 0 ? await write(trx, plan, hashes) : { errors: [], ids: [] };
@@ -83,6 +85,9 @@ export class DirectoryImport {
         await this.audit.record(trx, actor, { action: 'contact.import', targetType: 'contact', targetId: null, targetIds: written.ids, details });
         return report;
       });
+      // the new contacts' search grams, after the commit (contacts' search/backlog.ts)
+      if (report.created > 0) this.backlog.schedule();
+      return report;
     } catch (err) {
       if (err instanceof DryRunDone) return err.report;
       throw err;

@@ -27,13 +27,33 @@ function codePoints(text: string): number[] {
   return Array.from(text.toLowerCase(), (ch) => ch.codePointAt(0)!);
 }
 
-/** The grams that index `text`. */
-function gramsOf(text: string | null | undefined): number[] {
-  if (!text) return [];
-  const cps = codePoints(text);
-  const out: number[] = [];
-  for (let i = 0; i + 1 < cps.length; i++) out.push(pack(cps[i], cps[i + 1], cps[i + 2] ?? 0));
-  return out;
+/**
+ * Room for one contact's grams: contactGramsView writes them here and hands out a view, so
+ * that indexing 100,000 contacts allocates no array, string or set per contact.
+ */
+let scratch = new Float64Array(1024);
+
+/** Writes the grams of `text` into `scratch` from `at`, growing it if needed; returns where they end. */
+function writeGrams(text: string, at: number): number {
+  const lower = text.toLowerCase();
+  // at most one gram per UTF-16 unit
+  if (at + lower.length > scratch.length) {
+    const grown = new Float64Array(2 * (at + lower.length));
+    grown.set(scratch.subarray(0, at));
+    scratch = grown;
+  }
+  // a and b: the two code points before c (-1 before the text's start)
+  let a = -1;
+  let b = -1;
+  for (let i = 0; i < lower.length; ) {
+    const c = lower.codePointAt(i)!;
+    i += c > 0xffff ? 2 : 1;
+    if (a >= 0) scratch[at++] = pack(a, b, c);
+    a = b;
+    b = c;
+  }
+  if (a >= 0) scratch[at++] = pack(a, b, 0);
+  return at;
 }
 
 /** The first two code points of a gram, as one number: the grams of a two-character term share it. */
@@ -45,10 +65,25 @@ export function gramPair(gram: number): number {
 export const SEARCH_FIELDS = ['name', 'email', 'service_no', 'phone', 'mobile'] as const;
 export type SearchableFields = Partial<Record<(typeof SEARCH_FIELDS)[number], string | null>>;
 
+/**
+ * The distinct grams of a contact's searchable fields, in ascending order, as a view of a buffer
+ * that the next call overwrites: read it before calling again.
+ */
+export function contactGramsView(fields: SearchableFields): Float64Array {
+  let end = 0;
+  for (const field of SEARCH_FIELDS) {
+    const value = fields[field];
+    if (value) end = writeGrams(value, end);
+  }
+  const sorted = scratch.subarray(0, end).sort();
+  let count = 0;
+  for (let i = 0; i < end; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) scratch[count++] = sorted[i];
+  return scratch.subarray(0, count);
+}
+
+/** The distinct grams of a contact's searchable fields, in ascending order. */
 export function contactGrams(fields: SearchableFields): number[] {
-  const all = new Set<number>();
-  for (const field of SEARCH_FIELDS) for (const g of gramsOf(fields[field])) all.add(g);
-  return [...all];
+  return Array.from(contactGramsView(fields));
 }
 
 type GramQuery = { kind: 'all'; grams: number[] } | { kind: 'prefix'; from: number; to: number };
@@ -62,6 +97,9 @@ export function gramQueryOf(term: string): GramQuery {
   return { kind: 'all', grams: [...grams] };
 }
 
+/** New contacts whose grams are not written yet (backlog.ts). */
+export const BACKLOG_TABLE = 'contact_search_backlog';
+
 /** At most this many of a term's trigrams are joined; the LIKE check after keeps the result exact. */
 const MAX_JOINED_GRAMS = 3;
 
@@ -72,15 +110,18 @@ function spread(grams: number[], max: number): number[] {
 }
 
 /**
- * Contact ids whose indexed text holds the term's grams: a superset of the matches. The grams
- * are a self-join on the primary key (gram, contact_id), so the database starts from the
- * rarest posting list (its row estimate) and checks the others by key, instead of reading
- * every posting list whole.
+ * Contact ids whose indexed text holds the term's grams, and every contact of the search
+ * backlog (new contacts whose grams are not written yet: backlog.ts): a superset of the
+ * matches. The grams are a self-join on the primary key (gram, contact_id), so the database
+ * starts from the rarest posting list (its row estimate) and checks the others by key, instead
+ * of reading every posting list whole.
  */
 export function candidateIds(db: Knex | Knex.Transaction, term: string): Knex.QueryBuilder {
+  const backlog = db(BACKLOG_TABLE).select('contact_id');
   const q = gramQueryOf(term);
   if (q.kind === 'prefix') {
-    return db('contact_search_grams').distinct('contact_id').whereBetween('gram', [q.from, q.to]);
+    // UNION keeps each contact once
+    return db('contact_search_grams').select('contact_id').whereBetween('gram', [q.from, q.to]).union(backlog);
   }
   const grams = spread(q.grams, MAX_JOINED_GRAMS);
   const query = db('contact_search_grams as g0').where('g0.gram', grams[0]).select('g0.contact_id');
@@ -91,12 +132,14 @@ export function candidateIds(db: Knex | Knex.Transaction, term: string): Knex.Qu
   // Grouped, the candidates are a derived table of their own: every gram is checked (by key)
   // before any contact row is read. Merged into the outer query instead, MySQL reads each
   // contact of the first posting list before checking the other grams: 3x slower for a rare term.
-  return query.groupBy('g0.contact_id');
+  // (knex writes a UNION before a GROUP BY of the same query: the grouped one is a table of its own)
+  return db.select('contact_id').from(query.groupBy('g0.contact_id').as('g')).union(backlog);
 }
 
 /**
  * Brings the index entries of one contact from its old values to its new ones, inside the
- * transaction that changed it: the grams it lost are deleted by key, the new ones inserted.
+ * transaction that changed it: the grams it lost are deleted by key, the new ones inserted
+ * (those already there are kept: a drain of the backlog may have written them).
  */
 export async function writeContactGrams(
   trx: Knex.Transaction,
@@ -112,65 +155,95 @@ export async function writeContactGrams(
     await trx('contact_search_grams').where({ contact_id: contactId }).whereIn('gram', chunk).delete();
   }
   for (const chunk of chunks(added, 400)) {
-    await trx('contact_search_grams').insert(chunk.map((gram) => ({ gram, contact_id: contactId })));
+    await trx('contact_search_grams').insert(chunk.map((gram) => ({ gram, contact_id: contactId }))).onConflict(['gram', 'contact_id']).ignore();
   }
 }
 
 /** Search grams per INSERT batch, and per LOAD DATA (MySQL: about a second's work for the server). */
 const GRAM_ROWS = 20_000;
 const LOAD_ROWS = 500_000;
+const IGNORE = { ignoreDuplicates: true };
+/** Bytes of LOAD DATA lines per chunk handed to the driver. */
+const LINES_CHUNK = 1 << 16;
+
+/** Writes the decimal digits of an integer in [0, 2^53) into `buf` at `at`; returns where they end. */
+function writeDecimal(buf: Buffer, at: number, n: number): number {
+  let digits = 1;
+  for (let power = 10; power <= n; power *= 10) digits++;
+  for (let i = at + digits - 1; i >= at; i--) {
+    buf[i] = 0x30 + (n % 10);
+    n = Math.floor(n / 10);
+  }
+  return at + digits;
+}
+
+/** Hands each contact's id and searchable fields to `visit`, in ascending id order, every time it is called. */
+export type ContactWalk = (visit: (id: number, fields: SearchableFields) => void) => Promise<void>;
 
 /**
- * The index entries of many new contacts (an import), in key order (gram, contact): each gram's
- * new postings go in together at the end of its list (new ids are the highest), so each page of
- * the index is written about once, where one contact at a time would touch each page again.
+ * The index entries of many contacts (the backlog's: new ones, from an import), in key order
+ * (gram, contact): each gram's new postings go in together at the end of its list (new ids are
+ * the highest), so each page of the index is written about once, where one contact at a time
+ * would touch each page again. Entries already in the table are skipped.
  * The postings are counted first, then laid out in one typed array (4 bytes each: 100,000
- * contacts have some 7 million), computing each contact's grams twice rather than holding them.
+ * contacts have some 7 million): the contacts are walked twice rather than held.
  */
-export async function insertNewGrams(trx: Knex.Transaction, contacts: ReadonlyArray<{ id: number; fields: SearchableFields }>): Promise<void> {
+export async function insertGramsOf(trx: Knex.Transaction, walk: ContactWalk): Promise<void> {
   const counts = new Map<number, number>();
-  for (const { fields } of contacts) for (const gram of contactGrams(fields)) counts.set(gram, (counts.get(gram) ?? 0) + 1);
+  await walk((_id, fields) => {
+    for (const gram of contactGramsView(fields)) counts.set(gram, (counts.get(gram) ?? 0) + 1);
+  });
   const grams = Float64Array.from(counts.keys()).sort();
   const starts = new Float64Array(grams.length + 1);
-  const cursor = new Map<number, number>();
+  const indexOf = new Map<number, number>();
   grams.forEach((gram, i) => {
     starts[i + 1] = starts[i] + counts.get(gram)!;
-    cursor.set(gram, starts[i]);
+    indexOf.set(gram, i);
   });
   counts.clear();
   const ids = new Int32Array(starts[grams.length]);
-  // contacts in id order, so that each gram's ids come out in order
-  for (const { id, fields } of [...contacts].sort((x, y) => x.id - y.id)) {
-    for (const gram of contactGrams(fields)) {
-      const at = cursor.get(gram)!;
-      ids[at] = id;
-      cursor.set(gram, at + 1);
+  const next = starts.slice(0, grams.length);
+  // in id order, so that each gram's ids come out in order. The walk gives the same values
+  // twice; were it not to, a gram it did not count is never written past its range, and a
+  // slot it left empty (0, no contact's id) is skipped
+  await walk((id, fields) => {
+    for (const gram of contactGramsView(fields)) {
+      const i = indexOf.get(gram);
+      if (i !== undefined && next[i] < starts[i + 1]) ids[next[i]++] = id;
     }
-  }
-  cursor.clear();
+  });
+  indexOf.clear();
 
-  // postings [from, to) of the grams, as LOAD DATA lines or INSERT rows
-  function* lines(from: number, to: number): Generator<string> {
-    let chunk = '';
+  // postings [from, to) of the grams, as LOAD DATA lines ("gram\tid\n") written as bytes
+  function* lines(from: number, to: number): Generator<Buffer> {
+    let buf = Buffer.allocUnsafe(LINES_CHUNK);
+    let at = 0;
     for (let g = from; g < to; g++) {
-      for (let i = starts[g]; i < starts[g + 1]; i++) chunk += `${grams[g]}\t${ids[i]}\n`;
-      if (chunk.length > 1 << 16) {
-        yield chunk;
-        chunk = '';
+      for (let i = starts[g]; i < starts[g + 1]; i++) {
+        if (ids[i] === 0) continue;
+        if (at > LINES_CHUNK - 40) {
+          yield buf.subarray(0, at);
+          buf = Buffer.allocUnsafe(LINES_CHUNK);
+          at = 0;
+        }
+        at = writeDecimal(buf, at, grams[g]);
+        buf[at++] = 0x09;
+        at = writeDecimal(buf, at, ids[i]);
+        buf[at++] = 0x0a;
       }
     }
-    if (chunk) yield chunk;
+    if (at > 0) yield buf.subarray(0, at);
   }
   const insertRows = async (from: number, to: number) => {
     let batch: Array<{ gram: number; contact_id: number }> = [];
     for (let g = from; g < to; g++) {
-      for (let i = starts[g]; i < starts[g + 1]; i++) batch.push({ gram: grams[g], contact_id: ids[i] });
+      for (let i = starts[g]; i < starts[g + 1]; i++) if (ids[i] !== 0) batch.push({ gram: grams[g], contact_id: ids[i] });
       if (batch.length >= GRAM_ROWS) {
-        await bulkInsert(trx, 'contact_search_grams', batch);
+        await bulkInsert(trx, 'contact_search_grams', batch, IGNORE);
         batch = [];
       }
     }
-    await bulkInsert(trx, 'contact_search_grams', batch);
+    await bulkInsert(trx, 'contact_search_grams', batch, IGNORE);
   };
   // MySQL that allows LOAD DATA LOCAL takes them as streams of about LOAD_ROWS rows (each well
   // within DB_QUERY_TIMEOUT_MS); else, and on SQLite, multi-row INSERTs
@@ -178,7 +251,7 @@ export async function insertNewGrams(trx: Knex.Transaction, contacts: ReadonlyAr
   for (let from = 0; from < grams.length; ) {
     let to = from + 1;
     while (to < grams.length && starts[to] - starts[from] < LOAD_ROWS) to++;
-    if (loaded) loaded = await loadData(trx, 'contact_search_grams', ['gram', 'contact_id'], () => lines(from, to));
+    if (loaded) loaded = await loadData(trx, 'contact_search_grams', ['gram', 'contact_id'], () => lines(from, to), IGNORE);
     if (!loaded) await insertRows(from, to);
     from = to;
   }

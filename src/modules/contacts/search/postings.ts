@@ -24,9 +24,10 @@ export class GramPostingsBuilder {
   private used = 0;
   private readonly slotEnds: number[] = [];
 
-  /** `grams`: the contact's distinct grams */
-  add(slot: number, grams: readonly number[]): void {
-    for (const gram of grams) {
+  /** `grams`: the contact's distinct grams (read at once, not kept) */
+  add(slot: number, grams: ArrayLike<number>): void {
+    for (let i = 0; i < grams.length; i++) {
+      const gram = grams[i];
       let id = this.gramIds.get(gram);
       if (id === undefined) {
         id = this.gramIds.size;

@@ -3,7 +3,7 @@ import type { ContactFilters, RoleFilter } from '../read/listing.queries';
 import type { OrdRange } from '../tree/lineage';
 import { directoryVersions } from '../tree/lock';
 import { LIST_SEARCH_FIELDS } from './candidates';
-import { contactGrams, gramQueryOf, gramPair, SEARCH_FIELDS, type SearchableFields } from './grams';
+import { contactGramsView, gramQueryOf, gramPair, SEARCH_FIELDS, type SearchableFields } from './grams';
 import { breather, GramPostingsBuilder, type GramPostings } from './postings';
 
 /** Between the fields of a contact in its searchable text; a term holding it is left to SQL. */
@@ -117,7 +117,7 @@ export class SearchSnapshot {
       numbers.active.push(Number(row.is_active) ? 1 : 0);
       const fields = SEARCH_FIELDS.map((f) => (typeof row[f] === 'string' ? (row[f] as string).toLowerCase() : ''));
       texts.push(fields.join(SEPARATOR));
-      grams.add(slot, contactGrams(row as SearchableFields));
+      grams.add(slot, contactGramsView(row as SearchableFields));
       await breather(slot);
     }
     const columns: Columns = {

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
-import { bulkInsert } from '../../../lib/db';
+import { writeRows } from '../../../lib/db';
 import { compareCodePoints } from '../../../lib/text';
-import { insertNewGrams } from '../search/grams';
+import { addToSearchBacklog } from '../search/backlog';
 import { markSearchChanged } from '../tree/lock';
 import { sortNameOf, TreeOrder } from '../tree/order';
 import type { ContactInsert } from './contact.writer';
@@ -33,7 +33,8 @@ interface Node {
  * The rows go in with their final order keys: each new subtree is labelled in memory
  * (TreeOrder.labelsForNew, one gap per group of siblings), then inserted a level at a time, so
  * a row's parent has its id before the row is written, and siblings get ids in their order.
- * The search grams follow in sorted batches, and the search version changes once.
+ * Their search grams are left to the search backlog (backlog.ts), written after the commit;
+ * the search version changes once.
  * Returns the new ids by service number.
  */
 export async function insertContactForest(trx: Knex.Transaction, contacts: readonly ForestContact[]): Promise<Map<string, number>> {
@@ -74,13 +75,13 @@ export async function insertContactForest(trx: Knex.Transaction, contacts: reado
     level.sort((a, b) => labels.get(a.index)!.tree_ord - labels.get(b.index)!.tree_ord);
     for (const chunk of chunks(level, INSERT_ROWS)) {
       const rows = chunk.map((n) => rowOf(n, labels.get(n.index)!, ids, now));
-      await bulkInsert(trx, 'users', rows);
+      await writeRows(trx, 'users', rows);
       const written = await trx('users').whereIn('service_no', chunk.map((n) => n.contact.service_no)).select('id', 'service_no');
       for (const r of written) ids.set(String(r.service_no), Number(r.id));
     }
   }
 
-  await insertNewGrams(trx, nodes.map((n) => ({ id: ids.get(n.contact.service_no)!, fields: n.contact })));
+  await addToSearchBacklog(trx, [...ids.values()]);
   await markSearchChanged(trx);
   return ids;
 }
