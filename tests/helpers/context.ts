@@ -19,6 +19,17 @@ export interface TestContext {
 
 let fileCounter = 0;
 
+/**
+ * Resolves once the search backlog is empty (at most 10 s): an import's drain runs after it
+ * answers (src/modules/contacts/search/backlog.ts), and must not outlive the database.
+ */
+export async function backlogDrained(db: Db): Promise<void> {
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (Number((await db('contact_search_backlog').count({ n: '*' }))[0].n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** A database of its own for a SQLite test file (a copy of the seeded template); the shared one on MySQL. */
 export function openTestDb(overrides: Record<string, string> = {}): { db: Db; config: Readonly<Config>; cleanup: () => void } {
   if (isMysql()) {
@@ -45,7 +56,7 @@ export async function openOwnSeededDb(
 ): Promise<{ db: Db; config: Readonly<Config>; done: () => Promise<void> }> {
   if (!isMysql()) {
     const { db, config, cleanup } = openTestDb(overrides);
-    return { db, config, done: async () => { await db.destroy(); cleanup(); } };
+    return { db, config, done: async () => { await backlogDrained(db); await db.destroy(); cleanup(); } };
   }
   // the process in the name: two runs on one server make and drop databases of their own
   const name = `${process.env.DB_NAME || 'directory_test'}_${suffix}_${process.pid}`;
@@ -53,6 +64,7 @@ export async function openOwnSeededDb(
   const admin = createDb({ ...config.db, database: '' });
   const db = createDb(config.db);
   const done = async () => {
+    await backlogDrained(db);
     await db.destroy();
     await admin.raw('DROP DATABASE IF EXISTS ??', [name]);
     await admin.destroy();
@@ -84,6 +96,7 @@ export function setupTestContext(overrides: Record<string, string> = {}): TestCo
     ctx.app = contractApp(createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) }));
   });
   afterAll(async () => {
+    if (ctx.db) await backlogDrained(ctx.db);
     await ctx.db?.destroy();
     cleanup();
   });

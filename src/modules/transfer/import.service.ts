@@ -127,7 +127,8 @@ export class DirectoryImport {
 async function write(trx: Knex.Transaction, plan: Plan, hashes: ReadonlyMap<number, string>): Promise<{ errors: RowError[]; ids: number[] }> {
   const created = await insertContactForest(
     trx,
-    plan.creates.map((c) => ({ ...c.contact, password_hash: c.password ? (hashes.get(c.row) ?? null) : null })),
+    // the plan's own objects, not copies: 100,000 of them are some 20 MB
+    plan.creates.map((c) => Object.assign(c.contact, { password_hash: c.password ? (hashes.get(c.row) ?? null) : null })),
   );
   for (const u of plan.updates) {
     const changes = { ...u.changes };

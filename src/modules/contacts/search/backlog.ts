@@ -95,7 +95,8 @@ export class SearchBacklog {
 
   private async drainAll(): Promise<void> {
     try {
-      while ((await drainSearchBacklog(this.db)) > 0);
+      // a batch short of full means the backlog was empty but for entries others had claimed
+      while ((await drainSearchBacklog(this.db, DRAIN_CONTACTS)) === DRAIN_CONTACTS);
     } catch (err) {
       this.onError(err);
     }
