@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createDb } from '../../src/lib/db';
 import { compareCodePoints } from '../../src/lib/text';
 import { SearchIndex } from '../../src/modules/contacts/search/search-index';
-import { directoryVersions, searchVersion } from '../../src/modules/contacts/tree/lock';
+import { directoryVersions } from '../../src/modules/contacts/tree/lock';
 import { setupTestContext } from '../helpers/context';
 import request from 'supertest';
 import { isMysql } from '../helpers/config';
@@ -16,7 +16,7 @@ import { bearer, createUnit, createUser, unique } from '../helpers/factory';
 
 const ctx = setupTestContext();
 
-const version = () => searchVersion(ctx.db);
+const version = async () => (await directoryVersions(ctx.db)).search_version;
 
 /** Asks until the index has a snapshot for `v` (its build runs in the background). */
 async function built(index: SearchIndex, v: number, needle: string, treeVersion?: number) {

@@ -42,21 +42,21 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   const router = Router();
   router.use(requireAuth, can('contacts.read'));
   // reads answer an ETag from the directory's versions, and 304 to a matching If-None-Match
-  const versionsOf = (req: Request) => directoryTagOf(authOf(req).versions);
-  const fresh = conditional(versionsOf);
+  const versionsOf = (req: Request) => authOf(req).versions;
+  const fresh = conditional((req) => directoryTagOf(versionsOf(req)));
 
   router.get('/', ...listRules, validate, fresh, async (req, res) => {
-    sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req)));
+    sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req), versionsOf(req)));
   });
   router.get('/search', ...searchRules, validate, fresh, async (req, res) => {
-    const result = await search.search(inputOf<SearchInput>(req));
+    const result = await search.search(inputOf<SearchInput>(req), versionsOf(req));
     sendSuccess(res, 200, 'Search completed successfully', result);
   });
-  router.get('/statistics', fresh, async (_req, res) => {
-    sendSuccess(res, 200, 'Statistics retrieved successfully', { statistics: await reads.statistics() });
+  router.get('/statistics', fresh, async (req, res) => {
+    sendSuccess(res, 200, 'Statistics retrieved successfully', { statistics: await reads.statistics(versionsOf(req)) });
   });
-  router.get('/organizational-hierarchy', fresh, async (_req, res) => {
-    const hierarchy = await reads.organizationalHierarchy();
+  router.get('/organizational-hierarchy', fresh, async (req, res) => {
+    const hierarchy = await reads.organizationalHierarchy(versionsOf(req));
     sendSuccess(res, 200, 'Organizational hierarchy retrieved successfully', { hierarchy });
   });
   router.get('/unit/:unitId', ...unitTreeRules, validate, fresh, async (req, res) => {

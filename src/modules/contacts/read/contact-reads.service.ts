@@ -5,7 +5,7 @@ import { pageOf } from '../../../lib/http/validate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
 import { subtreeRange } from '../tree/lineage';
-import { directoryVersion } from '../tree/lock';
+import type { DirectoryVersions } from '../tree/lock';
 import { toContact, type Contact, type ContactRow } from './contact.record';
 import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './directory.queries';
 import { nest, shape, type Format } from './formats';
@@ -13,7 +13,7 @@ import { buildHierarchy } from './hierarchy';
 import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
 import { childrenPage, contactExists, countStatistics, listPage, statisticsOf, type ContactStatistics } from './listing.queries';
 import { activeUnitMembers } from './unit-tree.queries';
-import { contactReader, contactsByIds } from './users.queries';
+import { contactReader, contactsByIdsReader } from './users.queries';
 
 /** Reads of the directory: one contact, listings, children, counters and the units' hierarchy. */
 export class ContactReads {
@@ -26,17 +26,22 @@ export class ContactReads {
    */
   private readonly cache = new TtlCache<unknown>(60 * 60 * 1000, 500);
   private readonly contactById: (id: number) => Promise<ContactRow[]>;
+  private readonly contactsByIds: ReturnType<typeof contactsByIdsReader>;
   private readonly search: ListSearch;
 
   constructor(deps: { db: Db; index: SearchIndex | null }) {
     this.db = deps.db;
     this.contactById = contactReader(deps.db);
+    this.contactsByIds = contactsByIdsReader(deps.db);
     this.search = new ListSearch(deps);
   }
 
-  /** Read the version before computing, so a value is never cached under a newer version than its data. */
-  private async cached<V>(key: string, compute: () => Promise<V>): Promise<V> {
-    return this.cache.get(`${await directoryVersion(this.db)}|${key}`, compute) as Promise<V>;
+  /**
+   * Under the directory version the request's session read (before computing), so a value is
+   * never cached under a newer version than its data.
+   */
+  private cached<V>(versions: DirectoryVersions, key: string, compute: () => Promise<V>): Promise<V> {
+    return this.cache.get(`${versions.directory}|${key}`, compute) as Promise<V>;
   }
 
 
@@ -47,7 +52,7 @@ export class ContactReads {
   }
 
   /** A page of the filtered set in pre-order, in the asked format, with counters over the whole set. */
-  async list(input: ListInput) {
+  async list(input: ListInput, versions: DirectoryVersions) {
     const format: Format = input.format ?? (input.tree === false ? 'flat' : 'tree');
     const { page, limit, offset } = pageOf(input, CONTACT_PAGE.defaultLimit);
     const filters = filtersOf(input);
@@ -56,11 +61,11 @@ export class ContactReads {
     let statistics: ContactStatistics;
     let contacts;
     if (filters.search) {
-      const set = await this.search.matches({ ...filters, search: filters.search }, range);
+      const set = await this.search.matches({ ...filters, search: filters.search }, versions, range);
       statistics = statisticsOf(set);
-      contacts = await contactsByIds(this.db, set.slice(offset, offset + limit).map((r) => r.id));
+      contacts = await this.contactsByIds(set.slice(offset, offset + limit).map((r) => r.id));
     } else {
-      statistics = await this.cached(`stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
+      statistics = await this.cached(versions, `stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
       contacts = await listPage(this.db, filters, range, { limit, offset });
     }
     const { search, unit_id, department_id, include_inactive, role_filter } = filtersEcho(filters);
@@ -85,15 +90,15 @@ export class ContactReads {
   }
 
   /** The eight counters over the active directory. */
-  async statistics() {
-    const counters = await this.cached('stats|all', () => countStatistics(this.db, { role_filter: 'all', include_inactive: false }));
+  async statistics(versions: DirectoryVersions) {
+    const counters = await this.cached(versions, 'stats|all', () => countStatistics(this.db, { role_filter: 'all', include_inactive: false }));
     const { units, departments } = await unitAndDepartmentCounts(this.db);
     return { ...counters, total_units: units, total_departments: departments };
   }
 
   /** Units as a tree, each with its departments and the number of active contacts in each. */
-  async organizationalHierarchy() {
-    const counts = await this.cached('hierarchy-counts', () => headCounts(this.db));
+  async organizationalHierarchy(versions: DirectoryVersions) {
+    const counts = await this.cached(versions, 'hierarchy-counts', () => headCounts(this.db));
     const { units, departments } = await unitsAndDepartments(this.db);
     return { units: buildHierarchy(units, departments, counts) };
   }

@@ -1,10 +1,12 @@
 import { TtlCache } from '../../../lib/cache';
 import type { Db } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
+import type { ReadVersions } from '../../../lib/http/auth-context';
 import { Gate } from '../../../lib/gate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
 import type { AncestorRow } from '../tree/lineage';
+import { directoryTagOf } from '../tree/lock';
 import { toContact } from './contact.record';
 import { shape } from './formats';
 import { filtersOf, filtersEcho, type ListInput } from './list-input';
@@ -37,21 +39,21 @@ export class UnitTrees {
   }
 
   /**
-   * The unit's tree as the UTF-8 JSON of the answer's `data`. `versions` is directoryTagOf the
-   * versions read before this call (the request's, read with its session), so a tree is never
+   * The unit's tree as the UTF-8 JSON of the answer's `data`, kept under directoryTagOf the
+   * `versions` read before this call (the request's, read with its session), so a tree is never
    * kept under a newer version than its data.
    */
-  async unitTreeJson(unitId: number, input: ListInput, versions: string): Promise<Buffer> {
-    const key = `${versions}|${unitId}|${JSON.stringify(input)}`;
-    return this.built.get(key, () => this.gate.run(async () => Buffer.from(JSON.stringify(await this.build(unitId, input)))));
+  async unitTreeJson(unitId: number, input: ListInput, versions: ReadVersions): Promise<Buffer> {
+    const key = `${directoryTagOf(versions)}|${unitId}|${JSON.stringify(input)}`;
+    return this.built.get(key, () => this.gate.run(async () => Buffer.from(JSON.stringify(await this.build(unitId, input, versions)))));
   }
 
-  private async build(unitId: number, input: ListInput) {
+  private async build(unitId: number, input: ListInput, versions: ReadVersions) {
     const names = await loadNameMaps(this.db, unitId);
     if (!names.units.has(unitId)) throw new NotFoundError('Unit not found');
     const format = input.format ?? 'tree';
     const filters = { ...filtersOf(input), unit_id: unitId };
-    const rows = await this.rows(filters);
+    const rows = await this.rows(filters, versions);
     // for `hierarchical`, one read of the unit gives every path and every parent's name
     const lineage = format === 'hierarchical' ? await unitLineage(this.db, unitId) : undefined;
     const parentNames = await this.parentNames(unitId, rows, lineage);
@@ -67,8 +69,8 @@ export class UnitTrees {
   }
 
   /** The unit's rows that pass the filters, in pre-order: a search's matches from the index when it is current. */
-  private async rows(filters: ContactFilters & { unit_id: number }) {
-    const ids = filters.search ? await this.search.unitMatchIds({ ...filters, search: filters.search }) : null;
+  private async rows(filters: ContactFilters & { unit_id: number }, versions: ReadVersions) {
+    const ids = filters.search ? await this.search.unitMatchIds({ ...filters, search: filters.search }, versions) : null;
     return ids ? unitRowsByIds(this.db, ids) : unitRows(this.db, filters);
   }
 

@@ -103,15 +103,33 @@ export async function userIdBySignIn(db: Queryable, identifier: string): Promise
   return row ? Number(row.id) : null;
 }
 
-/** Full contact records for ids, in the order of `ids`, with each one's depth as `level`. */
-export async function contactsByIds(db: Queryable, ids: readonly number[]): Promise<Array<Contact & { level: number }>> {
-  if (ids.length === 0) return [];
-  const byId = new Map<number, Contact & { level: number }>();
-  for (const chunk of chunks(ids, 1000)) {
-    const rows = await contactQuery(db).select('u.depth').whereIn('u.id', chunk);
-    for (const row of rows) byId.set(Number(row.id), { ...toContact(row), level: Number(row.depth) });
-  }
-  return ids.map((id) => byId.get(id)).filter((c): c is Contact & { level: number } => c !== undefined);
+/** The sizes of page a read of contacts by id is prepared for: a page is padded to the next with 0, no contact's id. */
+const PAGE_SIZES = [1, 5, 20, 50, 100, 250, 1000];
+
+/**
+ * Full contact records for ids, in the order of `ids`, with each one's depth as `level`: a
+ * page of a listing or of a search, on every such request. Each page size has its prepared
+ * statement (preparedQuery), compiled on first use; more than 1,000 ids are read 1,000 at a time.
+ */
+export function contactsByIdsReader(db: Db): (ids: readonly number[]) => Promise<Array<Contact & { level: number }>> {
+  const readers = new Map<number, (...ids: number[]) => Promise<ContactRow[]>>();
+  const readerOf = (size: number) => {
+    let read = readers.get(size);
+    if (!read) {
+      read = preparedQuery(db, (...ids: number[]) => contactQuery(db).select('u.depth').whereIn('u.id', ids), new Array<number>(size).fill(0));
+      readers.set(size, read);
+    }
+    return read;
+  };
+  return async (ids) => {
+    const byId = new Map<number, Contact & { level: number }>();
+    for (const chunk of chunks(ids, 1000)) {
+      const size = PAGE_SIZES.find((s) => s >= chunk.length)!;
+      const rows = await readerOf(size)(...chunk, ...new Array<number>(size - chunk.length).fill(0));
+      for (const row of rows) byId.set(Number(row.id), { ...toContact(row), level: Number(row.depth) });
+    }
+    return ids.map((id) => byId.get(id)).filter((c): c is Contact & { level: number } => c !== undefined);
+  };
 }
 
 /** The plain users row, for the checks that precede a change. */

@@ -1,8 +1,8 @@
 import type { Db } from '../../../lib/db';
-import { contactsByIds } from '../read/users.queries';
+import { contactsByIdsReader } from '../read/users.queries';
 import { idEcho, SEARCH_LIMIT } from '../read/list-input';
 import type { ContactFilters } from '../read/listing.queries';
-import { searchVersion } from '../tree/lock';
+import type { DirectoryVersions } from '../tree/lock';
 import type { SearchIndex } from './search-index';
 import { rankedSearch } from './search.queries';
 
@@ -21,17 +21,20 @@ export class ContactSearch {
   private readonly db: Db;
   /** null: every search runs in SQL */
   private readonly index: SearchIndex | null;
+  private readonly contactsByIds: ReturnType<typeof contactsByIdsReader>;
 
   constructor(deps: { db: Db; index: SearchIndex | null }) {
     this.db = deps.db;
     this.index = deps.index;
+    this.contactsByIds = contactsByIdsReader(deps.db);
   }
 
   /**
    * Active contacts containing `q` in name, e-mail, service number, phone or mobile: exact
    * service number or e-mail first, then names that start with it, then the rest by name.
+   * `versions`: the request's, read with its session.
    */
-  async search(input: SearchInput) {
+  async search(input: SearchInput, versions: DirectoryVersions) {
     const limit = input.limit ?? SEARCH_LIMIT.defaultLimit;
     const filters: ContactFilters = {
       search: input.q,
@@ -41,9 +44,9 @@ export class ContactSearch {
       include_inactive: false,
     };
     const needle = input.q.toLowerCase();
-    const snapshot = this.index && (await this.index.at(await searchVersion(this.db), needle));
+    const snapshot = this.index && (await this.index.at(versions.search, needle));
     const { ids, total } = snapshot ? snapshot.search(needle, filters, limit) : await rankedSearch(this.db, { ...filters, search: input.q }, limit);
-    const contacts = await contactsByIds(this.db, ids);
+    const contacts = await this.contactsByIds(ids);
     return {
       contacts: contacts.map(({ level: _level, ...c }) => c),
       searchTerm: input.q,

@@ -1,7 +1,7 @@
 import type { Db } from '../../../lib/db';
 import { searchSet, type ContactFilters } from '../read/listing.queries';
 import type { OrdRange } from '../tree/lineage';
-import { directoryVersions, searchVersion } from '../tree/lock';
+import type { DirectoryVersions } from '../tree/lock';
 import { LIST_SEARCH_FIELDS } from './candidates';
 import type { SearchIndex } from './search-index';
 import type { ListedMatch } from './snapshot';
@@ -29,15 +29,13 @@ export class ListSearch {
    * A listing's matched set, in the directory's pre-order. The index answers only when it has
    * reached the directory version as well as the search version: its order keys and parents
    * (the pre-order, the parent_id range, the root counter) are then those of the tree. After
-   * a move, SQL answers until the next build.
+   * a move, SQL answers until the next build. `versions` are the request's, read with its
+   * session before this call: a snapshot that has reached them holds every change they count.
    */
-  async matches(f: SearchFilters, range?: OrdRange): Promise<ListedMatch[]> {
+  async matches(f: SearchFilters, versions: DirectoryVersions, range?: OrdRange): Promise<ListedMatch[]> {
     const needle = f.search.toLowerCase();
-    if (this.index) {
-      const versions = await directoryVersions(this.db);
-      const snapshot = await this.index.at(versions.search_version, needle, versions.version);
-      if (snapshot) return snapshot.listing(needle, f, range);
-    }
+    const snapshot = this.index && (await this.index.at(versions.search, needle, versions.directory));
+    if (snapshot) return snapshot.listing(needle, f, range);
     return searchSet(this.db, f, range, LIST_SEARCH_FIELDS);
   }
 
@@ -46,9 +44,9 @@ export class ListSearch {
    * (unit-tree.queries.ts `unitRows`). The caller reads their rows, with their places in the
    * tree, afresh: so the search version alone decides, exactly as for the search endpoint.
    */
-  async unitMatchIds(f: SearchFilters & { unit_id: number }): Promise<number[] | null> {
+  async unitMatchIds(f: SearchFilters & { unit_id: number }, versions: DirectoryVersions): Promise<number[] | null> {
     const needle = f.search.toLowerCase();
-    const snapshot = this.index && (await this.index.at(await searchVersion(this.db), needle));
+    const snapshot = this.index && (await this.index.at(versions.search, needle));
     return snapshot ? snapshot.listing(needle, f).map((m) => m.id) : null;
   }
 }

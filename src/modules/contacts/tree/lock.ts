@@ -36,17 +36,6 @@ export async function markSearchChanged(trx: Knex.Transaction): Promise<void> {
   await trx('directory_state').where({ id: 1 }).increment('search_version', 1);
 }
 
-/** The directory's version: what values computed from the whole directory are keyed by. */
-export async function directoryVersion(db: Queryable): Promise<number> {
-  const row = await db('directory_state').where({ id: 1 }).first('version');
-  return Number(row.version);
-}
-
-/** The directory's search version (markSearchChanged): what a search snapshot is keyed by. */
-export async function searchVersion(db: Queryable): Promise<number> {
-  const state = await db('directory_state').where({ id: 1 }).first('search_version');
-  return Number(state.search_version);
-}
 
 /**
  * Adds the read versions to a query of one row, as `directory_version`, `search_version`,
@@ -77,6 +66,9 @@ export function withReadVersions(db: Queryable, q: Knex.QueryBuilder): Knex.Quer
 export function directoryTagOf(v: Pick<ReadVersions, 'directory' | 'search' | 'account' | 'reference'>): string {
   return `d${v.directory}.${v.search}.${v.account}.${v.reference}`;
 }
+
+/** The directory's two versions, as a request's session carries them (ReadVersions). */
+export type DirectoryVersions = Pick<ReadVersions, 'directory' | 'search'>;
 
 /** Both versions in one read: what a snapshot that holds the tree as well as the search's fields is keyed by. */
 export async function directoryVersions(db: Queryable): Promise<{ version: number; search_version: number }> {
