@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { prng } from '../../scripts/demo-data';
 import { changeDirectory, insertContact } from '../../src/modules/contacts';
-import { searchSet, type ContactFilters, type RoleFilter } from '../../src/modules/contacts/read/listing.queries';
+import { searchSet, statisticsOf, type ContactFilters, type RoleFilter } from '../../src/modules/contacts/read/listing.queries';
 import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/search/candidates';
 import { SearchSnapshot } from '../../src/modules/contacts/search/snapshot';
 import { subtreeRange } from '../../src/modules/contacts/tree/lineage';
@@ -20,8 +20,8 @@ const ctx = setupTestContext();
 // pieces that share trigrams, fold in surprising ways (Σ, İ) or are LIKE wildcards
 const PIECES = ['ab', 'Ab', 'ba', 'qx', 'ΣΟ', 'ος', 'İz', 'x%', '_y', '07', '70', ' '];
 
-describe('SearchSnapshot.listing', () => {
-  test('gives the set that searchSet gives in SQL, for any term and filters', async () => {
+describe('SearchSnapshot.listing and listingPage', () => {
+  test('give the set that searchSet gives in SQL, and any page of it with its counters, for any term and filters', async () => {
     const random = prng(2026);
     const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
     const text = (n: number) => Array.from({ length: n }, () => pick(PIECES)).join('');
@@ -66,16 +66,21 @@ describe('SearchSnapshot.listing', () => {
       role_filter: fc.constantFrom<RoleFilter>('all', 'all', 'super_admin', 'admin', 'user'),
       include_inactive: fc.boolean(),
       parent: fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.constantFrom(...ids), weight: 1 }),
+      page: fc.record({ offset: fc.oneof(fc.constant(0), fc.nat(40)), limit: fc.integer({ min: 1, max: 30 }) }),
     });
 
     let nonEmpty = 0;
     await fc.assert(
-      fc.asyncProperty(term, filters, async (search, { department, role_filter, include_inactive, parent }) => {
+      fc.asyncProperty(term, filters, async (search, { department, role_filter, include_inactive, parent, page }) => {
         const f: ContactFilters & { search: string } = { search, unit_id: unit.id, department_id: department, role_filter, include_inactive };
         const range = parent === undefined ? undefined : await subtreeRange(ctx.db, parent);
         const inSql = (await searchSet(ctx.db, f, range, LIST_SEARCH_FIELDS)).map((r) => ({ id: r.id, parent_id: r.parent_id, role_id: r.role_id }));
         const inMemory = snapshot.listing(search.toLowerCase(), f, range);
         expect({ search, f, range, ids: inMemory }).toEqual({ search, f, range, ids: inSql });
+        const paged = snapshot.listingPage(search.toLowerCase(), f, range, page);
+        expect({ search, f, range, page, ...paged }).toEqual({
+          search, f, range, page, ids: inSql.slice(page.offset, page.offset + page.limit).map((m) => m.id), statistics: statisticsOf(inSql),
+        });
         if (inSql.length > 0) nonEmpty++;
       }),
       { numRuns: 300, seed: 13 },

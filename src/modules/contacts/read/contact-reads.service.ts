@@ -11,7 +11,7 @@ import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './dire
 import { nest, shape, type Format } from './formats';
 import { buildHierarchy } from './hierarchy';
 import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
-import { childrenPage, contactExists, countStatistics, listPage, statisticsOf, type ContactStatistics } from './listing.queries';
+import { childrenPage, contactExists, countStatistics, listPage, type ContactStatistics } from './listing.queries';
 import { activeUnitMembers } from './unit-tree.queries';
 import { contactReader, contactsByIdsReader } from './users.queries';
 
@@ -61,9 +61,9 @@ export class ContactReads {
     let statistics: ContactStatistics;
     let contacts;
     if (filters.search) {
-      const set = await this.search.matches({ ...filters, search: filters.search }, versions, range);
-      statistics = statisticsOf(set);
-      contacts = await this.contactsByIds(set.slice(offset, offset + limit).map((r) => r.id));
+      const found = await this.search.page({ ...filters, search: filters.search }, versions, range, { offset, limit });
+      statistics = found.statistics;
+      contacts = await this.contactsByIds(found.ids);
     } else {
       statistics = await this.cached(versions, `stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
       contacts = await listPage(this.db, filters, range, { limit, offset });

@@ -77,7 +77,8 @@ export function statisticsOf(rows: ReadonlyArray<Pick<SlimRow, 'parent_id' | 'ro
   return statistics(rows.length, roots, supers, admins);
 }
 
-function statistics(total: number, roots: number, supers: number, admins: number): ContactStatistics {
+/** The six counters from the set's size and its counts of roots, Super_admins and Admins. */
+export function statistics(total: number, roots: number, supers: number, admins: number): ContactStatistics {
   return {
     total_contacts: total,
     root_contacts: roots,

@@ -1,10 +1,9 @@
 import type { Db } from '../../../lib/db';
-import { searchSet, type ContactFilters } from '../read/listing.queries';
+import { searchSet, statisticsOf, type ContactFilters, type ContactStatistics } from '../read/listing.queries';
 import type { OrdRange } from '../tree/lineage';
 import type { DirectoryVersions } from '../tree/lock';
 import { LIST_SEARCH_FIELDS } from './candidates';
 import type { SearchIndex } from './search-index';
-import type { ListedMatch } from './snapshot';
 
 type SearchFilters = ContactFilters & { search: string };
 
@@ -26,17 +25,19 @@ export class ListSearch {
   }
 
   /**
-   * A listing's matched set, in the directory's pre-order. The index answers only when it has
-   * reached the directory version as well as the search version: its order keys and parents
-   * (the pre-order, the parent_id range, the root counter) are then those of the tree. After
-   * a move, SQL answers until the next build. `versions` are the request's, read with its
-   * session before this call: a snapshot that has reached them holds every change they count.
+   * One page of a listing's matched set (the directory's pre-order) and the counters over the
+   * whole set. The index answers only when it has reached the directory version as well as the
+   * search version: its order keys and parents (the pre-order, the parent_id range, the root
+   * counter) are then those of the tree. After a move, SQL answers until the next build.
+   * `versions` are the request's, read with its session before this call: a snapshot that has
+   * reached them holds every change they count.
    */
-  async matches(f: SearchFilters, versions: DirectoryVersions, range?: OrdRange): Promise<ListedMatch[]> {
+  async page(f: SearchFilters, versions: DirectoryVersions, range: OrdRange | undefined, page: { offset: number; limit: number }): Promise<{ ids: number[]; statistics: ContactStatistics }> {
     const needle = f.search.toLowerCase();
     const snapshot = this.index && (await this.index.at(versions.search, needle, versions.directory));
-    if (snapshot) return snapshot.listing(needle, f, range);
-    return searchSet(this.db, f, range, LIST_SEARCH_FIELDS);
+    if (snapshot) return snapshot.listingPage(needle, f, range, page);
+    const set = await searchSet(this.db, f, range, LIST_SEARCH_FIELDS);
+    return { ids: set.slice(page.offset, page.offset + page.limit).map((m) => m.id), statistics: statisticsOf(set) };
   }
 
   /**

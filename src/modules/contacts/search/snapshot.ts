@@ -1,5 +1,5 @@
 import { dialectOf, type Db } from '../../../lib/db';
-import type { ContactFilters, RoleFilter } from '../read/listing.queries';
+import { statistics, type ContactFilters, type ContactStatistics, type RoleFilter } from '../read/listing.queries';
 import type { OrdRange } from '../tree/lineage';
 import { directoryVersions } from '../tree/lock';
 import { LIST_SEARCH_FIELDS } from './candidates';
@@ -57,6 +57,9 @@ interface Columns {
   /** 0: a root */
   parentIds: Float64Array;
   treeOrds: Float64Array;
+  /** each slot's place in the directory's pre-order (tree_ord, then id), and the slot at each place */
+  ranks: Int32Array;
+  byRank: Int32Array;
   /** 1: active */
   active: Uint8Array;
 }
@@ -120,6 +123,13 @@ export class SearchSnapshot {
       grams.add(slot, contactGramsView(row as SearchableFields));
       await breather(slot);
     }
+    const treeOrds = Float64Array.from(numbers.ord);
+    // the pre-order once per build, so that a listing sorts its matches as integers
+    const byRank = Int32Array.from(ids.keys()).sort((a, b) => treeOrds[a] - treeOrds[b] || ids[a] - ids[b]);
+    const ranks = new Int32Array(ids.length);
+    byRank.forEach((slot, rank) => {
+      ranks[slot] = rank;
+    });
     const columns: Columns = {
       ids,
       texts,
@@ -129,7 +139,9 @@ export class SearchSnapshot {
       departmentIds: Float64Array.from(numbers.department),
       roleIds: Float64Array.from(numbers.role),
       parentIds: Float64Array.from(numbers.parent),
-      treeOrds: Float64Array.from(numbers.ord),
+      treeOrds,
+      ranks,
+      byRank,
       active: Uint8Array.from(numbers.active),
     };
     return new SearchSnapshot(versions.search_version, versions.version, columns, await grams.build());
@@ -173,8 +185,29 @@ export class SearchSnapshot {
    * the range hold only while `treeVersion` is current; the set alone, while `version` is.
    */
   listing(needle: string, f: ContactFilters, range?: OrdRange): ListedMatch[] {
-    const { active, unitIds, departmentIds, roleIds, treeOrds, texts } = this.c;
-    const slots: number[] = [];
+    const { ids, parentIds, roleIds, byRank } = this.c;
+    return Array.from(this.matchRanks(needle, f, range).ranks, (rank) => {
+      const slot = byRank[rank];
+      return { id: ids[slot], parent_id: parentIds[slot] || null, role_id: roleIds[slot] };
+    });
+  }
+
+  /**
+   * One page of listing(): the ids at [offset, offset + limit) of the matched set, and the
+   * counters over the whole set (statisticsOf's), without a record per match.
+   */
+  listingPage(needle: string, f: ContactFilters, range: OrdRange | undefined, page: { offset: number; limit: number }): { ids: number[]; statistics: ContactStatistics } {
+    const { ranks, counts } = this.matchRanks(needle, f, range);
+    const ids = Array.from(ranks.subarray(page.offset, page.offset + page.limit), (rank) => this.c.ids[this.c.byRank[rank]]);
+    return { ids, statistics: statistics(ranks.length, counts.roots, counts.supers, counts.admins) };
+  }
+
+  /** The matches' places in the pre-order, ascending (a typed array sorts numbers natively), and what the counters need. */
+  private matchRanks(needle: string, f: ContactFilters, range?: OrdRange) {
+    const { active, unitIds, departmentIds, roleIds, parentIds, treeOrds, texts, ranks } = this.c;
+    let found = new Int32Array(256);
+    let n = 0;
+    const counts = { roots: 0, supers: 0, admins: 0 };
     this.forEachCandidate(needle, (slot) => {
       if (!f.include_inactive && !active[slot]) return;
       if (f.unit_id !== undefined && unitIds[slot] !== f.unit_id) return;
@@ -183,9 +216,17 @@ export class SearchSnapshot {
       if (range && !(treeOrds[slot] > range.after && treeOrds[slot] < range.before)) return;
       // the first occurrence: a term holds no SEPARATOR, so it lies within one field
       const at = texts[slot].indexOf(needle);
-      if (at >= 0 && at < listedEnd(texts[slot])) slots.push(slot);
+      if (at < 0 || at >= listedEnd(texts[slot])) return;
+      if (n === found.length) {
+        const grown = new Int32Array(2 * n);
+        grown.set(found);
+        found = grown;
+      }
+      found[n++] = ranks[slot];
+      if (!parentIds[slot]) counts.roots++;
+      if (roleIds[slot] === 1) counts.supers++;
+      else if (roleIds[slot] === 2) counts.admins++;
     });
-    slots.sort((a, b) => treeOrds[a] - treeOrds[b] || this.c.ids[a] - this.c.ids[b]);
-    return slots.map((slot) => ({ id: this.c.ids[slot], parent_id: this.c.parentIds[slot] || null, role_id: roleIds[slot] }));
+    return { ranks: found.subarray(0, n).sort(), counts };
   }
 }
