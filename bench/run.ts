@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--audit-events 1000000] [--duration 10] [--only name,name] [--import-rows 100000]
+ * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--audit-events 1000000] [--duration 10] [--only name,name] [--import-rows 100000] [--service-heap-mb 384]
  *
  * Starts the built service (node dist/src/server.js) on the configured database, fills it with
  * the demo directory first when it holds fewer contacts than asked, and drives each endpoint
@@ -43,10 +43,12 @@ interface Args {
   only: string[];
   importRows: number;
   auditEvents: number;
+  /** the services' V8 heap limit (--max-old-space-size), as a deployment sets it; null: Node's default */
+  serviceHeapMb: number | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [], importRows: 100_000, auditEvents: 1_000_000 };
+  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [], importRows: 100_000, auditEvents: 1_000_000, serviceHeapMb: null };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i], argv[i + 1]];
     if (key === '--only') args.only = value.split(',');
@@ -56,6 +58,7 @@ function parseArgs(argv: string[]): Args {
     else if (key === '--connections') args.connections = Number(value);
     else if (key === '--import-rows') args.importRows = Number(value);
     else if (key === '--audit-events') args.auditEvents = Number(value);
+    else if (key === '--service-heap-mb') args.serviceHeapMb = Number(value);
     else throw new Error(`unknown option ${key}`);
   }
   return args;
@@ -193,7 +196,9 @@ async function main() {
     ADMIN_EMAIL: config.admin.email,
     ADMIN_PASSWORD: config.admin.password,
   };
-  const service = await start(process.execPath, ['dist/src/server.js'], env, `http://127.0.0.1:${port}/ready`);
+  // each service as a deployment starts it: with the heap limit it would set (docker-compose.yml)
+  const serviceArgs = [...(args.serviceHeapMb ? [`--max-old-space-size=${args.serviceHeapMb}`] : []), 'dist/src/server.js'];
+  const service = await start(process.execPath, serviceArgs, env, `http://127.0.0.1:${port}/ready`);
   const started: ChildProcess[] = [service];
   const stopAll = () => started.forEach((child) => child.kill('SIGTERM'));
   const barePort = await freePort();
@@ -203,12 +208,12 @@ async function main() {
     started.push(await start(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { ...process.env, PORT: String(barePort), BARE_SQL: bareSql }, `http://127.0.0.1:${barePort}/contacts/${targets.contactIds[0]}`));
     if (wants('get by id')) {
       const metricsPort = await freePort();
-      started.push(await start(process.execPath, ['dist/src/server.js'], { ...env, PORT: String(metricsPort), METRICS_ENABLED: 'true' }, `http://127.0.0.1:${metricsPort}/ready`));
+      started.push(await start(process.execPath, serviceArgs, { ...env, PORT: String(metricsPort), METRICS_ENABLED: 'true' }, `http://127.0.0.1:${metricsPort}/ready`));
       metricsUrl = `http://127.0.0.1:${metricsPort}`;
     }
     if (wants('move') || wants('import')) {
       const offPort = await freePort();
-      started.push(await start(process.execPath, ['dist/src/server.js'], { ...env, PORT: String(offPort), AUDIT_ENABLED: 'false' }, `http://127.0.0.1:${offPort}/ready`));
+      started.push(await start(process.execPath, serviceArgs, { ...env, PORT: String(offPort), AUDIT_ENABLED: 'false' }, `http://127.0.0.1:${offPort}/ready`));
       auditOffUrl = `http://127.0.0.1:${offPort}`;
     }
   } catch (err) {
@@ -324,6 +329,7 @@ async function main() {
     audit_events: Number(a) < args.auditEvents * 0.9 ? args.auditEvents : Number(a),
     connections: args.connections,
     duration_s: args.duration,
+    service_heap_mb: args.serviceHeapMb,
     results,
     transfers,
     baseline,
@@ -347,7 +353,7 @@ async function main() {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 6 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.warn(`\n${machine.cpus} CPUs (${machine.cpu_model}), ${machine.memory_gb} GiB, ${machine.node}; ${database.client} ${database.version}`);
-  console.warn(`${report.contacts} contacts, ${targets.failedLogins} failed sign-ins; ${args.connections} connections, ${args.duration} s each\n`);
+  console.warn(`${report.contacts} contacts, ${targets.failedLogins} failed sign-ins; ${args.connections} connections, ${args.duration} s each; service heap limit: ${args.serviceHeapMb ? `${args.serviceHeapMb} MiB` : "Node's default"}\n`);
   console.warn(line(header));
   console.warn(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.warn(line(r));
