@@ -5,7 +5,7 @@ import { openOwnSeededDb } from '../helpers/context';
  * The newest migrations go down and up again on a seeded database (users and grants in
  * place) without losing a grant. On MySQL in a database of its own, dropped after.
  */
-test('the four newest migrations go down (read_versions, audit_events, then role_permission_names keeping every grant) and up again', async () => {
+test('the five newest migrations go down (contact_search_backlog, read_versions, audit_events, then role_permission_names keeping every grant) and up again', async () => {
   const { db, done } = await openOwnSeededDb('migrations');
   try {
     const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
@@ -14,7 +14,10 @@ test('the four newest migrations go down (read_versions, audit_events, then role
     expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
-    // the newest first (read_versions), then audit_events, directory_state.search_version, role_permission_names
+    // the newest first (contact_search_backlog), then read_versions, audit_events, directory_state.search_version, role_permission_names
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasTable('contact_search_backlog')).toBe(false);
+    expect(await db.schema.hasTable('read_versions')).toBe(true);
     await db.migrate.down(MIGRATIONS);
     expect(await db.schema.hasTable('read_versions')).toBe(false);
     expect(await db.schema.hasTable('audit_events')).toBe(true);
@@ -33,6 +36,7 @@ test('the four newest migrations go down (read_versions, audit_events, then role
     expect(await db.schema.hasColumn('directory_state', 'search_version')).toBe(true);
     expect(await db.schema.hasTable('audit_events')).toBe(true);
     expect(await db('read_versions').orderBy('name').pluck('name')).toEqual(['account', 'locations', 'reference']);
+    expect(await db.schema.hasTable('contact_search_backlog')).toBe(true);
   } finally {
     await done();
   }
