@@ -88,11 +88,6 @@ export class SearchBacklog {
     });
   }
 
-  /** Resolves once no drain runs or waits. */
-  async idle(): Promise<void> {
-    while (this.draining) await this.draining;
-  }
-
   private async drainAll(): Promise<void> {
     try {
       // a batch short of full means the backlog was empty but for entries others had claimed
