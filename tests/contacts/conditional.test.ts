@@ -113,6 +113,28 @@ describe('reads answer an ETag and 304 to a matching If-None-Match', () => {
     expect((await read('/api/contacts', admin, asUser)).status).toBe(200);
   });
 
+  test('a refused read carries no ETag (the tag is set before validation and before the read), and no tag of it can match', async () => {
+    const refused = [
+      ['/api/contacts?limit=0', 400],
+      ['/api/contacts/unit/0', 400],
+      ['/api/contacts/2000000000', 404],
+      ['/api/contacts/unit/2000000000', 404],
+      ['/api/locations/divisions/2000000000', 404],
+      ['/api/designations/abc', 400],
+    ] as const;
+    for (const [path, status] of refused) {
+      const res = await read(path);
+      expect([path, res.status]).toEqual([path, status]);
+      expect([path, res.headers.etag]).toEqual([path, undefined]);
+      expect(res.body.status).toBe('error');
+    }
+    // a valid read's tag does not hold for the refused URL next to it: validation answers
+    const tag = await etagOf('/api/contacts?limit=1');
+    const res = await read('/api/contacts?limit=0', reader, tag);
+    expect(res.status).toBe(400);
+    expect(res.headers.etag).toBeUndefined();
+  });
+
   test('a 304 reads no contact: the read does not run', async () => {
     const path = `/api/contacts/unit/${unitId}`;
     const tag = await etagOf(path);

@@ -26,6 +26,9 @@ const OUTAGE_LOG_INTERVAL_MS = 10_000;
 export function errorHandler(logger: Logger) {
   const outages = new Throttle(OUTAGE_LOG_INTERVAL_MS);
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    // an error is no representation of the resource: no ETag a client could revalidate with
+    // (conditional.ts sets it before validation and before the read that may fail)
+    if (!res.headersSent) res.removeHeader('ETag');
     if (!res.headersSent && isUnavailable(err)) {
       const suppressed = outages.pass('database');
       if (suppressed !== null) logger.error({ req: requestRecord(req), err, suppressed }, 'database unavailable');

@@ -16,17 +16,17 @@ function levelRouter(service: LocationsService, level: LevelDef, canWrite: Reque
   const listed = `${capitalized(level.plural)} retrieved successfully`;
   const router = Router();
 
-  router.get('/', ...listRules(level), validate, fresh, async (req, res) => {
+  router.get('/', fresh, ...listRules(level), validate, async (req, res) => {
     sendSuccess(res, 200, listed, await service.list(level, inputOf<ListInput>(req)));
   });
   if (level.parent) {
     const { key } = level.parent;
-    router.get(`/${level.parent.level.singular}/:${key}`, ...parentParamRules(level), validate, fresh, async (req, res) => {
+    router.get(`/${level.parent.level.singular}/:${key}`, fresh, ...parentParamRules(level), validate, async (req, res) => {
       const parentId = inputOf<Record<string, number>>(req)[key];
       sendSuccess(res, 200, listed, await service.childrenOf(level, parentId));
     });
   }
-  router.get('/:id', ...idRules, validate, fresh, async (req, res) => {
+  router.get('/:id', fresh, ...idRules, validate, async (req, res) => {
     const record = await service.get(level, inputOf<{ id: number }>(req).id);
     sendSuccess(res, 200, `${level.label} retrieved successfully`, { [level.singular]: record });
   });

@@ -38,13 +38,13 @@ function resourceRouter(
   // reads answer an ETag from the reference data's version, and 304 to a matching If-None-Match
   const fresh = conditional((req) => `r${authOf(req).versions.reference}`);
 
-  router.get('/', ...listRules(spec), validate, fresh, async (req, res) => {
+  router.get('/', fresh, ...listRules(spec), validate, async (req, res) => {
     const input = inputOf<ListInput>(req);
     const only = scope?.(req);
     const data = await service.list(def, only == null ? input : { ...input, id: only });
     sendSuccess(res, 200, `${plural} retrieved successfully`, data);
   });
-  router.get('/:id', ...idRules, validate, fresh, async (req, res) => {
+  router.get('/:id', fresh, ...idRules, validate, async (req, res) => {
     const { id } = inputOf<{ id: number }>(req);
     const only = scope?.(req);
     if (only != null && only !== id) throw new NotFoundError(`${def.label} not found`);
@@ -83,7 +83,7 @@ function rolesRouter(roles: RolesService, requireAuth: RequestHandler, fresh: Re
     const [list, permissions] = await Promise.all([roles.list(), roles.permissions()]);
     sendSuccess(res, 200, 'Roles retrieved successfully', { roles: list, permissions });
   });
-  router.get('/:id', ...idRules, validate, fresh, async (req, res) => {
+  router.get('/:id', fresh, ...idRules, validate, async (req, res) => {
     sendSuccess(res, 200, 'Role retrieved successfully', { role: await roles.get(inputOf<{ id: number }>(req).id) });
   });
   router.post('/', canWrite, ...roleRules(true), validate, async (req, res) => {

@@ -45,10 +45,10 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   const versionsOf = (req: Request) => authOf(req).versions;
   const fresh = conditional((req) => directoryTagOf(versionsOf(req)));
 
-  router.get('/', ...listRules, validate, fresh, async (req, res) => {
+  router.get('/', fresh, ...listRules, validate, async (req, res) => {
     sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req), versionsOf(req)));
   });
-  router.get('/search', ...searchRules, validate, fresh, async (req, res) => {
+  router.get('/search', fresh, ...searchRules, validate, async (req, res) => {
     const result = await search.search(inputOf<SearchInput>(req), versionsOf(req));
     sendSuccess(res, 200, 'Search completed successfully', result);
   });
@@ -59,7 +59,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
     const hierarchy = await reads.organizationalHierarchy(versionsOf(req));
     sendSuccess(res, 200, 'Organizational hierarchy retrieved successfully', { hierarchy });
   });
-  router.get('/unit/:unitId', ...unitTreeRules, validate, fresh, async (req, res) => {
+  router.get('/unit/:unitId', fresh, ...unitTreeRules, validate, async (req, res) => {
     const { unitId, ...input } = inputOf<ListInput & { unitId: number }>(req);
     await sendKeptJson(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTreeJson(unitId, input, versionsOf(req)));
   });
@@ -77,7 +77,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
     const result = await writes.create(inputOf<CreateContactInput>(req), actorOf(req));
     sendSuccess(res, 201, 'Contact created successfully', result);
   });
-  router.get('/:id', ...idRules, validate, fresh, async (req, res) => {
+  router.get('/:id', fresh, ...idRules, validate, async (req, res) => {
     const contact = await reads.get(inputOf<Id>(req).id);
     // the row as read: what an If-Match of PUT /:id or /:id/move is checked against
     extendETag(res, contactRowTag(contact.id, contact.updated_at));
@@ -91,7 +91,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
     await writes.remove(inputOf<Id>(req).id, actorOf(req));
     sendSuccess(res, 200, 'Contact deleted successfully');
   });
-  router.get('/:id/children', ...childrenRules, validate, fresh, async (req, res) => {
+  router.get('/:id/children', fresh, ...childrenRules, validate, async (req, res) => {
     const { id, ...input } = inputOf<Id & { page?: number; limit?: number; include_inactive?: boolean }>(req);
     sendSuccess(res, 200, 'Child contacts retrieved successfully', await reads.children(id, input));
   });
