@@ -4,7 +4,7 @@ import { nullableId } from '../../../lib/rows';
 import { containsTerm, joinCandidates } from '../search/candidates';
 import { SEARCH_FIELDS } from '../search/grams';
 import type { OrdRange } from '../tree/lineage';
-import { toContact, type Contact } from './contact.record';
+import { toContact, toListedContact, type Contact } from './contact.record';
 import { contactQuery } from './users.queries';
 
 export type RoleFilter = 'all' | 'super_admin' | 'admin' | 'user';
@@ -122,7 +122,7 @@ export async function listPage(
 ): Promise<Array<Contact & { level: number }>> {
   const pageIds = applyFilters(db('users as u'), f, range).orderBy('u.tree_ord').limit(page.limit).offset(page.offset).select('u.id');
   const rows: Record<string, unknown>[] = await contactQuery(db).select('u.depth').join(pageIds.as('pg'), 'pg.id', 'u.id').orderBy('u.tree_ord');
-  return rows.map((row) => ({ ...toContact(row), level: Number(row.depth) }));
+  return rows.map((row) => toListedContact(row));
 }
 
 export async function contactExists(db: Queryable, id: number): Promise<boolean> {

@@ -5,7 +5,7 @@ import { nullableId, nullableText } from '../../../lib/rows';
 import { toIsoRequired } from '../../../lib/time';
 import type { SessionRecord, SessionSource } from '../../access';
 import { withReadVersions } from '../tree/lock';
-import { toContact, toUserRecord, type Contact, type ContactRow, type NameMaps, type UserRecord } from './contact.record';
+import { toListedContact, toUserRecord, type Contact, type ContactRow, type NameMaps, type UserRecord } from './contact.record';
 
 /**
  * The one read of the user row with its names. Each field is a column of `users as u` or a
@@ -126,7 +126,7 @@ export function contactsByIdsReader(db: Db): (ids: readonly number[]) => Promise
     for (const chunk of chunks(ids, 1000)) {
       const size = PAGE_SIZES.find((s) => s >= chunk.length)!;
       const rows = await readerOf(size)(...chunk, ...new Array<number>(size - chunk.length).fill(0));
-      for (const row of rows) byId.set(Number(row.id), { ...toContact(row), level: Number(row.depth) });
+      for (const row of rows) byId.set(Number(row.id), toListedContact(row));
     }
     return ids.map((id) => byId.get(id)).filter((c): c is Contact & { level: number } => c !== undefined);
   };
