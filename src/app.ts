@@ -8,6 +8,7 @@ import { ping, type Db } from './lib/db';
 import { ValidationError } from './lib/errors';
 import { errorHandler, notFound } from './lib/http/errors';
 import { createRateLimiters } from './lib/http/rate-limit';
+import { queryOnce } from './lib/http/query-once';
 import { requestLog } from './lib/http/request-log';
 import { wellFormedBody } from './lib/http/well-formed';
 import type { Logger } from './lib/logger';
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'extended');
 
   app.use(requestLog(logger));
+  app.use(queryOnce);
   if (metrics) {
     // outside /api (no rate limit) and before the observer, so scrapes are not counted as requests
     app.get('/metrics', metricsEndpoint(metrics, config.metrics.token));
