@@ -1,9 +1,9 @@
-/** The database layer: connection settings, health, errors by code, transactions, prepared queries. */
+/** The database layer: connection settings, health, errors by code, transactions, prepared and coalesced queries. */
 export { bulkInsert, loadData, tsvField, writeRows, type BulkOptions } from './bulk';
 export { createDb, ensureDatabase, knexConfig, type DbClient, type DbConfig } from './connection';
 export { isForeignKeyViolation, isUnavailable, isUniqueViolation } from './errors';
 export { drain, ping } from './health';
-export { preparedQuery } from './prepared';
+export { coalescedById, preparedByIds, preparedQuery } from './prepared';
 export { whereContains } from './text-match';
 export { bumpVersion, versionedChange, type ReadVersion } from './versions';
 export { inTransaction } from './transaction';

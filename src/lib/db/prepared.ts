@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import DataLoader from 'dataloader';
 import { dialectOf, type Db } from './types';
 
 interface PoolClient {
@@ -44,4 +45,59 @@ export function preparedQuery<A extends unknown[]>(
       await client.releaseConnection(connection);
     }
   };
+}
+
+/**
+ * A read of rows by id, prepared once per size of id list (`sizes`, ascending): a list is
+ * padded to the next size with 0, which is no row's id, and a longer one is read in chunks of
+ * the largest. Rows come in no particular order.
+ */
+export function preparedByIds(
+  db: Db,
+  build: (ids: number[]) => Knex.QueryBuilder,
+  sizes: readonly number[],
+): (ids: readonly number[]) => Promise<Record<string, unknown>[]> {
+  const readers = new Map<number, (...ids: number[]) => Promise<Record<string, unknown>[]>>();
+  const largest = sizes[sizes.length - 1];
+  const readerOf = (size: number) => {
+    let read = readers.get(size);
+    if (!read) readers.set(size, (read = preparedQuery(db, (...ids: number[]) => build(ids), new Array<number>(size).fill(0))));
+    return read;
+  };
+  return async (ids) => {
+    const rows: Record<string, unknown>[] = [];
+    for (let at = 0; at < ids.length; at += largest) {
+      const chunk = ids.slice(at, at + largest);
+      const size = sizes.find((s) => s >= chunk.length)!;
+      rows.push(...(await readerOf(size)(...chunk, ...new Array<number>(size - chunk.length).fill(0))));
+    }
+    return rows;
+  };
+}
+
+/** The sizes a coalesced read is prepared for. */
+const COALESCED_SIZES = [1, 2, 4, 8, 16, 32];
+
+/**
+ * Reads of one row by id asked while the event loop handles one round of I/O go to the
+ * database as one statement (DataLoader batches them; preparedByIds reads them): under load,
+ * concurrent requests share a round trip instead of taking one each. The batch is sent from
+ * setImmediate, after the poll phase, so that every request whose bytes arrived in this round
+ * has asked by then (DataLoader's default, the end of the current tick, would batch only
+ * within one socket's callback). Nothing is kept between rounds (DataLoader's cache is off):
+ * every read is sent after the call that asked for it, and so sees every change committed
+ * before that call, as a read of its own would. Each caller gets the row as read, or
+ * undefined; callers of one round may get the same object, so none may change it.
+ */
+export function coalescedById(db: Db, build: (ids: number[]) => Knex.QueryBuilder): (id: number) => Promise<Record<string, unknown> | undefined> {
+  const read = preparedByIds(db, build, COALESCED_SIZES);
+  const loader = new DataLoader<number, Record<string, unknown> | undefined>(
+    async (ids) => {
+      const byId = new Map<number, Record<string, unknown>>();
+      for (const row of await read([...new Set(ids)])) byId.set(Number(row.id), row);
+      return ids.map((id) => byId.get(id));
+    },
+    { cache: false, maxBatchSize: COALESCED_SIZES[COALESCED_SIZES.length - 1], batchScheduleFn: (dispatch) => setImmediate(dispatch) },
+  );
+  return (id) => loader.load(id);
 }

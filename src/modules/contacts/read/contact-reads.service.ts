@@ -25,7 +25,7 @@ export class ContactReads {
    * only bounds how long an unused entry stays).
    */
   private readonly cache = new TtlCache<unknown>(60 * 60 * 1000, 500);
-  private readonly contactById: (id: number) => Promise<ContactRow[]>;
+  private readonly contactById: (id: number) => Promise<ContactRow | undefined>;
   private readonly contactsByIds: ReturnType<typeof contactsByIdsReader>;
   private readonly search: ListSearch;
 
@@ -46,7 +46,7 @@ export class ContactReads {
 
 
   async get(id: number): Promise<Contact> {
-    const [row] = await this.contactById(id);
+    const row = await this.contactById(id);
     if (!row) throw new NotFoundError('Contact not found');
     return toContact(row);
   }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
-import { preparedQuery, type Db, type Queryable } from '../../../lib/db';
+import { coalescedById, preparedByIds, type Db, type Queryable } from '../../../lib/db';
 import { nullableId, nullableText } from '../../../lib/rows';
 import { toIsoRequired } from '../../../lib/time';
 import type { SessionRecord, SessionSource } from '../../access';
@@ -65,9 +65,12 @@ export function contactQuery(db: Queryable): Knex.QueryBuilder {
   return userQuery(db, CONTACT_FIELDS);
 }
 
-/** A contact's row by id (none or one; toContact makes the record), compiled once: the hottest read after the session. */
-export function contactReader(db: Db): (id: number) => Promise<ContactRow[]> {
-  return preparedQuery(db, (id: number) => contactQuery(db).where('u.id', id), [0]);
+/**
+ * A contact's row by id (toContact makes the record), or undefined: the hottest read after the
+ * session, coalesced with the reads of other requests in the same round of I/O.
+ */
+export function contactReader(db: Db): (id: number) => Promise<ContactRow | undefined> {
+  return coalescedById(db, (ids) => contactQuery(db).whereIn('u.id', ids));
 }
 
 /**
@@ -75,7 +78,11 @@ export function contactReader(db: Db): (id: number) => Promise<ContactRow[]> {
  * conditional reads, in the same round trip), compiled once: it runs on every request.
  */
 export function sessionSource(db: Db): SessionSource {
-  return preparedQuery(db, (id: number) => withReadVersions(db, userQuery(db, SESSION_FIELDS)).where('u.id', id), [0]) as unknown as SessionSource;
+  const read = coalescedById(db, (ids) => withReadVersions(db, userQuery(db, SESSION_FIELDS)).whereIn('u.id', ids));
+  return async (id) => {
+    const row = await read(id);
+    return row ? [row as unknown as SessionRecord] : [];
+  };
 }
 
 /** The whole user record by id. */
@@ -103,31 +110,16 @@ export async function userIdBySignIn(db: Queryable, identifier: string): Promise
   return row ? Number(row.id) : null;
 }
 
-/** The sizes of page a read of contacts by id is prepared for: a page is padded to the next with 0, no contact's id. */
-const PAGE_SIZES = [1, 5, 20, 50, 100, 250, 1000];
-
 /**
  * Full contact records for ids, in the order of `ids`, with each one's depth as `level`: a
  * page of a listing or of a search, on every such request. Each page size has its prepared
- * statement (preparedQuery), compiled on first use; more than 1,000 ids are read 1,000 at a time.
+ * statement (preparedByIds), compiled on first use; more than 1,000 ids are read 1,000 at a time.
  */
 export function contactsByIdsReader(db: Db): (ids: readonly number[]) => Promise<Array<Contact & { level: number }>> {
-  const readers = new Map<number, (...ids: number[]) => Promise<ContactRow[]>>();
-  const readerOf = (size: number) => {
-    let read = readers.get(size);
-    if (!read) {
-      read = preparedQuery(db, (...ids: number[]) => contactQuery(db).select('u.depth').whereIn('u.id', ids), new Array<number>(size).fill(0));
-      readers.set(size, read);
-    }
-    return read;
-  };
+  const read = preparedByIds(db, (ids) => contactQuery(db).select('u.depth').whereIn('u.id', ids), [1, 5, 20, 50, 100, 250, 1000]);
   return async (ids) => {
     const byId = new Map<number, Contact & { level: number }>();
-    for (const chunk of chunks(ids, 1000)) {
-      const size = PAGE_SIZES.find((s) => s >= chunk.length)!;
-      const rows = await readerOf(size)(...chunk, ...new Array<number>(size - chunk.length).fill(0));
-      for (const row of rows) byId.set(Number(row.id), toListedContact(row));
-    }
+    for (const row of await read(ids)) byId.set(Number(row.id), toListedContact(row));
     return ids.map((id) => byId.get(id)).filter((c): c is Contact & { level: number } => c !== undefined);
   };
 }
