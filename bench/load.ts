@@ -32,6 +32,19 @@ export async function start(command: string, args: string[], env: NodeJS.Process
   throw new Error(`${args.join(' ')} did not start`);
 }
 
+/**
+ * Waits until a service's search index is built (GET /ready's `search_index`; each service
+ * builds it at start): a scenario measured during the build would measure SQL and the build.
+ */
+export async function indexBuilt(url: string): Promise<void> {
+  for (let waited = 0; waited < 300_000; waited += 500) {
+    const state = await fetch(`${url}/ready`).then(async (r) => ((await r.json()) as { data?: { search_index?: string } }).data?.search_index, () => undefined);
+    if (state === 'built' || state === 'off') return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`${url}: the search index was not built in 5 minutes`);
+}
+
 /** The highest resident set size of a process while `work` runs, in MiB (Linux /proc). */
 export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number | null }> {
   let peak = 0;

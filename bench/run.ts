@@ -2,7 +2,8 @@
  * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--audit-events 1000000] [--duration 10] [--only name,name] [--import-rows 100000] [--service-heap-mb 384]
  *
  * Starts the built service (node dist/src/server.js) on the configured database, fills it with
- * the demo directory first when it holds fewer contacts than asked, and drives each endpoint
+ * the demo directory first when it holds fewer contacts than asked, waits for the services'
+ * search indexes (each builds its own at start), and drives each endpoint
  * with autocannon (10 connections, 10 s). Beside it runs a bare Express handler doing the same
  * primary-key SELECT as "get by id", driven in turns with "get by id", and prints the ratio; and a
  * second service with METRICS_ENABLED=true, driven in the same turns ("get by id, metrics on"),
@@ -25,7 +26,7 @@ import { seedAuditEvents } from '../scripts/demo-audit';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
-import { alternate, drive, firstRequest, freePort, peakRss, requestsCounted, start, type Figures, type Scenario } from './load';
+import { alternate, drive, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, start, type Figures, type Scenario } from './load';
 import { pickTargets, type Targets } from './targets';
 import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
 
@@ -235,6 +236,7 @@ async function main() {
   let peakMb: number | null = null;
   try {
     const url = `http://127.0.0.1:${port}`;
+    for (const other of [url, metricsUrl, auditOffUrl]) if (other) await indexBuilt(other);
     const token = await signIn(url, config.admin);
     // the service's resident memory at its highest during each scenario (it seldom gives
     // memory back, so a scenario's figure includes what the ones before it left)

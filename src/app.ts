@@ -29,6 +29,8 @@ export interface AppDeps {
   logger: Logger;
   /** shared rate-limit counters; without it they live in this process's memory */
   redis?: Redis;
+  /** build the contact search index at once (server.ts); otherwise the first search starts it */
+  warmSearchIndex?: boolean;
 }
 
 function corsOrigin(config: Readonly<Config>): cors.CorsOptions['origin'] {
@@ -52,6 +54,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
   const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError, onBuild }) : null;
   const reads = new ContactReads({ db, index });
   return {
+    searchIndex: index,
     requireAuth: authenticate(loadSession, tokens),
     accounts: {
       account: new AccountService({ db, tokens, passwords, loadSession }),
@@ -85,7 +88,8 @@ export function createApp(deps: AppDeps): Express {
   // a registry per app, never prom-client's global one (docs: README, Operations)
   const metrics = config.metrics.enabled ? new Metrics({ db }) : null;
   const services = createServices(deps, metrics);
-  const { requireAuth } = services;
+  const { requireAuth, searchIndex } = services;
+  if (deps.warmSearchIndex) searchIndex?.warm();
   const accountOf = (identifier: string) => userIdBySignIn(db, identifier);
   const limiters = createRateLimiters({ settings: config.rateLimit, logger, redis, accountOf });
 
@@ -124,7 +128,9 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'success', message: 'OK', data: { uptime_seconds: Math.round(process.uptime()) } });
   });
   app.get('/ready', async (_req, res) => {
-    if (await ping(db, config.db.acquireTimeoutMs)) res.json({ status: 'success', message: 'Ready', data: { database: 'up' } });
+    // the search index: SQL answers the searches until it is built (`off`: SEARCH_INDEX=sql)
+    const index = searchIndex?.state() ?? 'off';
+    if (await ping(db, config.db.acquireTimeoutMs)) res.json({ status: 'success', message: 'Ready', data: { database: 'up', search_index: index } });
     else res.status(503).json({ status: 'error', message: 'Database unavailable' });
   });
 

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   if (redis) await redisReady(redis, REDIS_START_WAIT_MS, logger);
 
   const server = createServer();
-  const web = serveGracefully(server, createApp({ db, config, logger, redis }));
+  const web = serveGracefully(server, createApp({ db, config, logger, redis, warmSearchIndex: true }));
   server.listen(config.port, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

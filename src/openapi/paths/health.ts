@@ -25,7 +25,14 @@ export const healthPaths = {
       security: [],
       'x-roles': ['public'],
       responses: {
-        200: { description: 'Ready', ...plain('success', 'Ready', { database: str({ const: 'up' }) }) },
+        200: {
+          description: [
+            'Ready. `search_index`: `built` when the in-memory contact search index answers searches, `building` while its first',
+            'build runs (the service starts it at once; searches run in SQL meanwhile), `none` when no build has run or the last failed,',
+            '`off` with `SEARCH_INDEX=sql`. Ready either way: every search is answered.',
+          ].join(' '),
+          ...plain('success', 'Ready', { database: str({ const: 'up' }), search_index: str({ enum: ['built', 'building', 'none', 'off'] }) }),
+        },
         503: { description: 'The database does not answer', ...plain('error', 'Database unavailable') },
       },
     },

@@ -67,6 +67,20 @@ export class SearchIndex {
     return null;
   }
 
+  /**
+   * Starts a build now when there is no snapshot yet (server.ts, at start): the first searches
+   * after a start then find the index built, instead of running in SQL while it builds.
+   */
+  warm(): void {
+    if (!this.snapshot) void this.build();
+  }
+
+  /** Whether a snapshot answers (`built`, whatever its age), the first is being built, or none is (`none`: not asked for yet, or failed). */
+  state(): 'built' | 'building' | 'none' {
+    if (this.snapshot) return 'built';
+    return this.building ? 'building' : 'none';
+  }
+
   /** One build at a time; a failed build leaves the last snapshot in place (and SQL answers). */
   private build(): Promise<SearchSnapshot | null> {
     if (!this.building) {
