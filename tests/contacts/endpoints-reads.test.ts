@@ -254,6 +254,28 @@ describe('GET /api/contacts/:id/children', () => {
     expect(res.body).toEqual({ status: 'error', message: 'Contact not found' });
   });
 
+  test('the total (kept per directory version) follows each change read before and after it', async () => {
+    const d = await directory();
+    const childrenOf = async (id: number, query: Record<string, string> = {}) => {
+      const res = await api().get(`/api/contacts/${id}/children`).query(query).set(bearer(fx.reader));
+      expect(res.status).toBe(200);
+      return { ids: res.body.data.children.map((c: { id: number }) => c.id), total: res.body.data.total };
+    };
+    expect(await childrenOf(d.echo.id)).toEqual({ ids: [], total: 0 });
+    const designationId = Number((await ctx.db('designations').orderBy('id').first('id')).id);
+    const created = await create({ name: 'Zulu', service_no: unique('SN'), unit_id: d.unit.id, designation_id: designationId, phone: '0171', email: `${unique('zulu')}@example.test`, parent_id: d.echo.id });
+    expect(created.status).toBe(201);
+    const zulu = created.body.data.contact.id;
+    expect(await childrenOf(d.echo.id)).toEqual({ ids: [zulu], total: 1 });
+    expect((await move(zulu, d.alpha.id)).status).toBe(200);
+    expect(await childrenOf(d.echo.id)).toEqual({ ids: [], total: 0 });
+    expect((await childrenOf(d.alpha.id)).total).toBe(3);
+    expect((await remove(zulu)).status).toBe(200);
+    expect(await childrenOf(d.alpha.id)).toEqual({ ids: [d.bravo.id, d.delta.id], total: 2 });
+    // a page past the last: no children, the same total
+    expect(await childrenOf(d.alpha.id, { page: '3', limit: '1' })).toEqual({ ids: [], total: 2 });
+  });
+
   test('follows a move', async () => {
     const d = await directory();
     expect((await move(d.charlie.id, d.alpha.id)).status).toBe(200);

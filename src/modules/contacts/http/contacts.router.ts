@@ -93,7 +93,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.get('/:id/children', fresh, ...childrenRules, validate, async (req, res) => {
     const { id, ...input } = inputOf<Id & { page?: number; limit?: number; include_inactive?: boolean }>(req);
-    sendSuccess(res, 200, 'Child contacts retrieved successfully', await reads.children(id, input));
+    sendSuccess(res, 200, 'Child contacts retrieved successfully', await reads.children(id, input, versionsOf(req)));
   });
   router.put('/:id/move', can('contacts.move'), ...moveRules, validate, async (req, res) => {
     const { id, parent_id } = inputOf<Id & { parent_id: number | null }>(req);

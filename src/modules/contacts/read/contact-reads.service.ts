@@ -11,7 +11,7 @@ import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './dire
 import { nest, shape, type Format } from './formats';
 import { buildHierarchy } from './hierarchy';
 import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
-import { childrenPage, contactExists, countStatistics, listPage, type ContactStatistics } from './listing.queries';
+import { childrenCount, childrenPage, contactExists, countStatistics, listPage, type ContactStatistics } from './listing.queries';
 import { activeUnitMembers } from './unit-tree.queries';
 import { contactReader, contactsByIdsReader } from './users.queries';
 
@@ -82,10 +82,19 @@ export class ContactReads {
     return nest(await activeUnitMembers(this.db, unitId));
   }
 
-  async children(id: number, input: { page?: number; limit?: number; include_inactive?: boolean }) {
-    if (!(await contactExists(this.db, id))) throw new NotFoundError('Contact not found');
+  /**
+   * A page of a contact's direct children by name, and how many it has. Whether the contact
+   * exists and that count are cached under the directory version (a create, a deletion, a move
+   * and a change of is_active each bump it), so a page costs one query.
+   */
+  async children(id: number, input: { page?: number; limit?: number; include_inactive?: boolean }, versions: DirectoryVersions) {
+    const includeInactive = input.include_inactive ?? false;
+    const total = await this.cached(versions, `children|${id}|${includeInactive}`, async () =>
+      (await contactExists(this.db, id)) ? childrenCount(this.db, id, includeInactive) : null,
+    );
+    if (total === null) throw new NotFoundError('Contact not found');
     const { page, limit, offset } = pageOf(input, CHILDREN_PAGE.defaultLimit);
-    const { children, total } = await childrenPage(this.db, id, { includeInactive: input.include_inactive ?? false, limit, offset });
+    const children = offset < total ? await childrenPage(this.db, id, { includeInactive, limit, offset }) : [];
     return { parent_id: id, children, total, pagination: { page, limit, total } };
   }
 

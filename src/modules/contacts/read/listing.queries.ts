@@ -129,19 +129,26 @@ export async function contactExists(db: Queryable, id: number): Promise<boolean>
   return (await db('users').where({ id }).first('id')) !== undefined;
 }
 
-/** A page of a contact's direct children by name, and how many it has. */
+/** A contact's direct children (only the active ones unless `includeInactive`). */
+function childrenOf(db: Queryable, parentId: number, includeInactive: boolean): Knex.QueryBuilder {
+  const q = db('users as u').where('u.parent_id', parentId);
+  return includeInactive ? q : q.where('u.is_active', true);
+}
+
+/** How many direct children a contact has. */
+export async function childrenCount(db: Queryable, parentId: number, includeInactive: boolean): Promise<number> {
+  const [{ total }] = await childrenOf(db, parentId, includeInactive).count({ total: '*' });
+  return Number(total);
+}
+
+/** A page of a contact's direct children by name. */
 export async function childrenPage(
   db: Queryable,
   parentId: number,
   options: { includeInactive: boolean; limit: number; offset: number },
-): Promise<{ children: Contact[]; total: number }> {
-  const base = () => {
-    const q = db('users as u').where('u.parent_id', parentId);
-    return options.includeInactive ? q : q.where('u.is_active', true);
-  };
+): Promise<Contact[]> {
   const byName = [{ column: 'u.sort_name' }, { column: 'u.id' }];
-  const [{ total }] = await base().count({ total: '*' });
-  const pageIds = base().orderBy(byName).limit(options.limit).offset(options.offset).select('u.id');
+  const pageIds = childrenOf(db, parentId, options.includeInactive).orderBy(byName).limit(options.limit).offset(options.offset).select('u.id');
   const rows: Record<string, unknown>[] = await contactQuery(db).join(pageIds.as('pg'), 'pg.id', 'u.id').orderBy(byName);
-  return { children: rows.map((row) => toContact(row)), total: Number(total) };
+  return rows.map((row) => toContact(row));
 }
