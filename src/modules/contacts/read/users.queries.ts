@@ -75,7 +75,8 @@ export function contactReader(db: Db): (id: number) => Promise<ContactRow | unde
 
 /**
  * The session's fields of a user (none or one row), with the read versions (for the ETags of
- * conditional reads, in the same round trip), compiled once: it runs on every request.
+ * conditional reads, in the same round trip): it runs on every request, so it is compiled once
+ * and coalesced with the sessions of the other requests of the same round of I/O.
  */
 export function sessionSource(db: Db): SessionSource {
   const read = coalescedById(db, (ids) => withReadVersions(db, userQuery(db, SESSION_FIELDS)).whereIn('u.id', ids));
