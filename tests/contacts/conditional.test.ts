@@ -133,6 +133,8 @@ describe('reads answer an ETag and 304 to a matching If-None-Match', () => {
     const res = await read('/api/contacts?limit=0', reader, tag);
     expect(res.status).toBe(400);
     expect(res.headers.etag).toBeUndefined();
+    // `*` names no URL: it matches before validation (docs/api.md, Conditional requests)
+    expect((await read('/api/contacts?limit=0', reader, '*')).status).toBe(304);
   });
 
   test('a 304 reads no contact: the read does not run', async () => {
