@@ -9,7 +9,7 @@ export interface GramPostings {
   /** the shortest posting list among the grams (none when one of them indexes nobody) */
   rarest(grams: readonly number[]): Int32Array;
   /** every contact holding a gram of the given pair (gramPair), in number order */
-  forEachStartingWith(pair: number, contacts: number, visit: (slot: number) => void): void;
+  startingWith(pair: number, contacts: number): Int32Array;
 }
 
 const BLOCK_BITS = 20;
@@ -76,10 +76,21 @@ export class GramPostingsBuilder {
         }
         return shortest ?? new Int32Array(0);
       },
-      forEachStartingWith(pair, contacts, visit) {
+      startingWith(pair, contacts) {
+        const group = byPair.get(pair) ?? [];
+        // one list needs no merge; several are merged by marks, in number order
+        if (group.length === 1) return list(group[0]);
         const marks = new Uint8Array(contacts);
-        for (const id of byPair.get(pair) ?? []) for (const slot of list(id)) marks[slot] = 1;
-        for (let slot = 0; slot < contacts; slot++) if (marks[slot]) visit(slot);
+        let marked = 0;
+        for (const id of group) {
+          for (const slot of list(id)) {
+            marked += 1 - marks[slot];
+            marks[slot] = 1;
+          }
+        }
+        const slots = new Int32Array(marked);
+        for (let slot = 0, n = 0; n < marked; slot++) if (marks[slot]) slots[n++] = slot;
+        return slots;
       },
     };
   }

@@ -48,6 +48,8 @@ interface Columns {
   ids: number[];
   /** the lower-cased fields joined by SEPARATOR, the name first (SEARCH_FIELDS' order) */
   texts: string[];
+  /** where the LISTED fields of each text end (listedEnd) */
+  listedEnds: Int32Array;
   serviceNos: string[];
   emails: string[];
   unitIds: Float64Array;
@@ -133,6 +135,7 @@ export class SearchSnapshot {
     const columns: Columns = {
       ids,
       texts,
+      listedEnds: Int32Array.from(texts, listedEnd),
       serviceNos,
       emails,
       unitIds: Float64Array.from(numbers.unit),
@@ -147,11 +150,10 @@ export class SearchSnapshot {
     return new SearchSnapshot(versions.search_version, versions.version, columns, await grams.build());
   }
 
-  /** Each contact holding a gram of the term (two or more characters): a superset of the matches. */
-  private forEachCandidate(needle: string, visit: (slot: number) => void): void {
+  /** Each contact holding a gram of the term (two or more characters), ascending: a superset of the matches. */
+  private candidates(needle: string): Int32Array {
     const query = gramQueryOf(needle);
-    if (query.kind === 'prefix') this.grams.forEachStartingWith(gramPair(query.from), this.c.ids.length, visit);
-    else for (const slot of this.grams.rarest(query.grams)) visit(slot);
+    return query.kind === 'prefix' ? this.grams.startingWith(gramPair(query.from), this.c.ids.length) : this.grams.rarest(query.grams);
   }
 
   /**
@@ -163,17 +165,19 @@ export class SearchSnapshot {
     const { active, unitIds, departmentIds, texts, serviceNos, emails } = this.c;
     const ranked: number[][] = [[], [], []];
     let total = 0;
-    this.forEachCandidate(needle, (slot) => {
-      if (!active[slot]) return;
-      if (filters.unit_id !== undefined && unitIds[slot] !== filters.unit_id) return;
-      if (filters.department_id !== undefined && departmentIds[slot] !== filters.department_id) return;
-      if (!texts[slot].includes(needle)) return;
+    const candidates = this.candidates(needle);
+    for (let i = 0; i < candidates.length; i++) {
+      const slot = candidates[i];
+      if (!active[slot]) continue;
+      if (filters.unit_id !== undefined && unitIds[slot] !== filters.unit_id) continue;
+      if (filters.department_id !== undefined && departmentIds[slot] !== filters.department_id) continue;
+      if (!texts[slot].includes(needle)) continue;
       total++;
       // the text starts with the lower-cased name, and a term (at most 100 characters, no
       // SEPARATOR) is a prefix of it exactly when it is one of the sort name
       const rank = serviceNos[slot] === needle || emails[slot] === needle ? 0 : texts[slot].startsWith(needle) ? 1 : 2;
       if (ranked[rank].length < limit) ranked[rank].push(slot);
-    });
+    }
     const ids = [...ranked[0], ...ranked[1], ...ranked[2]].slice(0, limit).map((slot) => this.c.ids[slot]);
     return { ids, total };
   }
@@ -204,19 +208,21 @@ export class SearchSnapshot {
 
   /** The matches' places in the pre-order, ascending (a typed array sorts numbers natively), and what the counters need. */
   private matchRanks(needle: string, f: ContactFilters, range?: OrdRange) {
-    const { active, unitIds, departmentIds, roleIds, parentIds, treeOrds, texts, ranks } = this.c;
+    const { active, unitIds, departmentIds, roleIds, parentIds, treeOrds, texts, listedEnds, ranks } = this.c;
     let found = new Int32Array(256);
     let n = 0;
     const counts = { roots: 0, supers: 0, admins: 0 };
-    this.forEachCandidate(needle, (slot) => {
-      if (!f.include_inactive && !active[slot]) return;
-      if (f.unit_id !== undefined && unitIds[slot] !== f.unit_id) return;
-      if (f.department_id !== undefined && departmentIds[slot] !== f.department_id) return;
-      if (!roleAdmits(f.role_filter, roleIds[slot])) return;
-      if (range && !(treeOrds[slot] > range.after && treeOrds[slot] < range.before)) return;
+    const candidates = this.candidates(needle);
+    for (let i = 0; i < candidates.length; i++) {
+      const slot = candidates[i];
+      if (!f.include_inactive && !active[slot]) continue;
+      if (f.unit_id !== undefined && unitIds[slot] !== f.unit_id) continue;
+      if (f.department_id !== undefined && departmentIds[slot] !== f.department_id) continue;
+      if (!roleAdmits(f.role_filter, roleIds[slot])) continue;
+      if (range && !(treeOrds[slot] > range.after && treeOrds[slot] < range.before)) continue;
       // the first occurrence: a term holds no SEPARATOR, so it lies within one field
       const at = texts[slot].indexOf(needle);
-      if (at < 0 || at >= listedEnd(texts[slot])) return;
+      if (at < 0 || at >= listedEnds[slot]) continue;
       if (n === found.length) {
         const grown = new Int32Array(2 * n);
         grown.set(found);
@@ -226,7 +232,7 @@ export class SearchSnapshot {
       if (!parentIds[slot]) counts.roots++;
       if (roleIds[slot] === 1) counts.supers++;
       else if (roleIds[slot] === 2) counts.admins++;
-    });
+    }
     return { ranks: found.subarray(0, n).sort(), counts };
   }
 }
