@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { contactGramsView, gramPair, gramQueryOf } from '../../src/modules/contacts/search/grams';
+import { GramPostingsBuilder } from '../../src/modules/contacts/search/postings';
+
+/**
+ * The in-memory index's posting lists (postings.ts) against a brute force over the same
+ * contacts' grams. They give a search its candidates: for a term of two characters, every
+ * contact holding a gram that starts with them; for a longer one, the shortest list among its
+ * grams. A walk over candidates (snapshot.ts) counts each one it is given, so a contact given
+ * twice would be counted twice, and one left out would be missed.
+ *
+ * Names over three characters (a, b and a space) make grams shared by many contacts, pairs with
+ * one gram and pairs with several.
+ */
+
+const name = fc.array(fc.constantFrom('a', 'b', ' '), { maxLength: 7 }).map((cs) => cs.join(''));
+const term = (min: number, max: number) => fc.array(fc.constantFrom('a', 'b', ' ', 'A'), { minLength: min, maxLength: max }).map((cs) => cs.join(''));
+
+async function indexOf(names: string[]) {
+  const builder = new GramPostingsBuilder();
+  const held: Array<Set<number>> = [];
+  names.forEach((n, slot) => {
+    const grams = contactGramsView({ name: n });
+    held.push(new Set(grams));
+    builder.add(slot, grams);
+  });
+  return { postings: await builder.build(), held };
+}
+
+const slotsWhere = (held: Array<Set<number>>, holds: (grams: Set<number>) => boolean) => held.flatMap((grams, slot) => (holds(grams) ? [slot] : []));
+
+describe('the search index posting lists', () => {
+  test('a two-character term: each contact holding a gram that starts with it, once, in number order', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(name, { minLength: 1, maxLength: 40 }), term(2, 2), async (names, pairTerm) => {
+        const { postings, held } = await indexOf(names);
+        const q = gramQueryOf(pairTerm);
+        if (q.kind !== 'prefix') throw new Error('a two-character term is a prefix query');
+        const pair = gramPair(q.from);
+        const expected = slotsWhere(held, (grams) => [...grams].some((g) => gramPair(g) === pair));
+        expect(Array.from(postings.startingWith(pair, names.length))).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('a longer term: the shortest list among its grams, none when a gram indexes nobody', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(name, { minLength: 1, maxLength: 40 }), term(3, 6), async (names, longer) => {
+        const { postings, held } = await indexOf(names);
+        const q = gramQueryOf(longer);
+        if (q.kind !== 'all') throw new Error('a term of three or more characters needs all its grams');
+        const lists = q.grams.map((g) => slotsWhere(held, (grams) => grams.has(g)));
+        const shortest = Math.min(...lists.map((l) => l.length));
+        const got = Array.from(postings.rarest(q.grams));
+        expect(got).toHaveLength(shortest);
+        expect(lists.filter((l) => l.length === shortest)).toContainEqual(got);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
