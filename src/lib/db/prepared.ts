@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import DataLoader from 'dataloader';
+import { chunks } from '../chunks';
 import { dialectOf, type Db } from './types';
 
 interface PoolClient {
@@ -66,8 +67,7 @@ export function preparedByIds(
   };
   return async (ids) => {
     const rows: Record<string, unknown>[] = [];
-    for (let at = 0; at < ids.length; at += largest) {
-      const chunk = ids.slice(at, at + largest);
+    for (const chunk of chunks(ids, largest)) {
       const size = sizes.find((s) => s >= chunk.length)!;
       rows.push(...(await readerOf(size)(...chunk, ...new Array<number>(size - chunk.length).fill(0))));
     }
