@@ -109,4 +109,18 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
+  {
+    // knex's .stream() gives its connection back to the pool twice (knex/knex#6288), which once
+    // lent a transaction's connection to other requests: stream rows with lib/db streamRows.
+    files: ['src/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='stream'][arguments.length=0]",
+          message: "knex's .stream() releases its connection twice (knex/knex#6288): use streamRows from src/lib/db.",
+        },
+      ],
+    },
+  },
 );

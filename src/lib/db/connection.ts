@@ -3,6 +3,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Logger } from '../logger';
 import { Throttle } from '../throttle';
+import { guardReleases, noteTransactionState, outsideTransaction, type GuardedConnection } from './pool-guard';
 import type { Db } from './types';
 
 export type DbClient = 'sqlite' | 'mysql';
@@ -50,21 +51,26 @@ interface Mysql2Connection {
 }
 
 /**
- * Gives every query with a callback on this connection a time limit (mysql2's `timeout`; a
- * stream, such as the search index's read of the directory, keeps none), and destroys the
- * connection when one runs out: a server that froze in the middle of a query would otherwise
- * hold the connection, and the request, for as long as it stays frozen. The pool then drops the
- * connection (knex checks that its stream is open) and the request answers 503.
+ * Wraps every query with a callback on this connection (a stream, such as streamRows', keeps
+ * neither part):
+ * - it notes whether the connection is left inside a transaction (pool-guard.ts), so that the
+ *   pool never lends it so;
+ * - with `timeoutMs` > 0, it gets a time limit (mysql2's `timeout`), and the connection is
+ *   destroyed when one runs out: a server that froze in the middle of a query would otherwise
+ *   hold the connection, and the request, for as long as it stays frozen. The pool then drops the
+ *   connection (knex checks that its stream is open) and the request answers 503.
  */
-function limitQueries(conn: Mysql2Connection, timeoutMs: number): void {
+function watchQueries(conn: Mysql2Connection & GuardedConnection, timeoutMs: number): void {
   for (const method of ['query', 'execute'] as const) {
     const call = conn[method].bind(conn);
     conn[method] = (options, values, cb) => {
       const callback = typeof values === 'function' ? (values as Callback) : cb;
       if (!callback) return call(options, values, cb);
-      const limited = typeof options === 'string' ? { sql: options, timeout: timeoutMs } : { timeout: timeoutMs, ...(options as object) };
+      const limited =
+        timeoutMs <= 0 ? options : typeof options === 'string' ? { sql: options, timeout: timeoutMs } : { timeout: timeoutMs, ...(options as object) };
       const done: Callback = (err, ...rest) => {
         if (err?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+        noteTransactionState(conn, options, err, rest[0]);
         callback(err, ...rest);
       };
       return typeof values === 'function' ? call(limited, done) : call(limited, values, done);
@@ -147,8 +153,10 @@ export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
     pool: {
       min: 0,
       max: db.poolMax,
+      // never lend a connection that is inside a transaction: it is destroyed instead (pool-guard.ts)
+      validate: outsideTransaction,
       afterCreate(conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) {
-        if (db.queryTimeoutMs > 0) limitQueries(conn as unknown as Mysql2Connection, db.queryTimeoutMs);
+        watchQueries(conn as unknown as Mysql2Connection, db.queryTimeoutMs);
         const run = (i: number): void => {
           if (i === MYSQL_SESSION.length) return done(null, conn);
           conn.query!(MYSQL_SESSION[i].sql, (err) => {
@@ -168,6 +176,7 @@ export function createDb(db: DbConfig, logger?: Logger): Db {
     fs.mkdirSync(path.dirname(db.sqliteFilename), { recursive: true });
   }
   const instance = knex(knexConfig(db, logger));
+  guardReleases(instance, logger);
   // knex puts the failed statement in front of the driver's message (its values too, unless
   // compileSqlOnError is off, as it is here): taken off again, so that no error that reaches a
   // log line carries SQL, whatever its code

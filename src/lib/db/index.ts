@@ -4,6 +4,7 @@ export { createDb, ensureDatabase, knexConfig, type DbClient, type DbConfig } fr
 export { isForeignKeyViolation, isUnavailable, isUniqueViolation } from './errors';
 export { drain, ping } from './health';
 export { coalescedById, preparedByIds, preparedQuery } from './prepared';
+export { streamRows } from './stream';
 export { whereContains } from './text-match';
 export { bumpVersion, versionedChange, type ReadVersion } from './versions';
 export { inTransaction } from './transaction';

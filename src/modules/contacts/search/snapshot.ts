@@ -1,4 +1,4 @@
-import { dialectOf, type Db } from '../../../lib/db';
+import { streamRows, type Db } from '../../../lib/db';
 import { statistics, type ContactFilters, type ContactStatistics, type RoleFilter } from '../read/listing.queries';
 import type { OrdRange } from '../tree/lineage';
 import { directoryVersions } from '../tree/lock';
@@ -101,15 +101,13 @@ export class SearchSnapshot {
     const numbers = { unit: [] as number[], department: [] as number[], role: [] as number[], parent: [] as number[], ord: [] as number[], active: [] as number[] };
     const grams = new GramPostingsBuilder();
     // in name order (sort_name is sortNameOf(name), compared byte-wise: by code point), then
-    // id. MySQL streams them, each row numbered as it comes and not kept; SQLite reads them in
-    // one call (its driver does anyway), so that its only connection is not held for the build.
+    // id, each row numbered as it comes and not kept (streamRows: streamed on MySQL, one read on
+    // SQLite, so that its only connection is not held for the build).
     // One statement: the tree columns are one consistent state of the tree.
     const query = db('users')
       .select('id', 'unit_id', 'department_id', 'role_id', 'parent_id', 'tree_ord', 'is_active', ...SEARCH_FIELDS)
       .orderBy([{ column: 'sort_name' }, { column: 'id' }]);
-    const rows: AsyncIterable<Record<string, unknown>> | Array<Record<string, unknown>> =
-      dialectOf(db) === 'mysql' ? query.stream() : await query;
-    for await (const row of rows) {
+    for await (const row of streamRows(db, query)) {
       const slot = ids.length;
       ids.push(Number(row.id));
       serviceNos.push(String(row.service_no).toLowerCase());
