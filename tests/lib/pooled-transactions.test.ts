@@ -30,7 +30,7 @@ import { setupTestContext } from '../helpers/context';
     await ctx.db.schema.createTable(TABLE, (t) => t.integer('id').primary());
     errors = [];
     const logger = createLogger({ level: 'error' });
-    logger.error = ((_obj: unknown, msg: string) => errors.push(msg)) as typeof logger.error;
+    logger.error = ((_obj: unknown, msg: string) => errors.push(msg)) as unknown as typeof logger.error;
     db = createDb(testConfig({ DB_POOL_MAX: '1' }).db, logger);
   });
 
@@ -76,6 +76,7 @@ import { setupTestContext } from '../helpers/context';
       for await (const row of db('users').select('id').limit(50).stream()) void row;
     };
     expect(await readThenTransactionThenWrite(knexStream, async () => undefined)).toEqual([2]);
+    expect(errors).toEqual(['refused to release a connection that a transaction holds']);
   });
 
   test('a connection left inside a transaction is destroyed, not lent: the next statement runs on a fresh one', async () => {
