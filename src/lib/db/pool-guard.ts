@@ -14,8 +14,9 @@ import { Throttle } from '../throttle';
  * knex's stream (streamRows, stream.ts); these guards make sure that no other path can do the
  * same harm:
  *
- * - a release of a connection that a knex transaction holds is refused (knex marks such a
- *   connection with `__knexTxId` and takes the mark off before its own release);
+ * - a connection is released once per time it was lent: a second release is refused, and so is
+ *   a release of a connection that a knex transaction holds (knex marks such a connection with
+ *   `__knexTxId` and takes the mark off before its own release);
  * - every MySQL connection notes whether it is inside a transaction, from what the server says
  *   after each statement (the status flag of an OK packet) and from the statements that open and
  *   end one; the pool refuses to lend one that is (or may be) inside a transaction, and destroys
@@ -60,20 +61,31 @@ export function outsideTransaction(conn: GuardedConnection): boolean {
 }
 
 /**
- * Refuses releases of a connection that a knex transaction holds (see above), with one error line
- * per minute at most: such a release is a defect of the caller's, and the connection stays with
- * the transaction, which releases it itself.
+ * Refuses a release of a connection that is not lent (released already) or that a knex
+ * transaction holds (see above), with one error line per minute at most: such a release is a
+ * defect of the caller's, and the connection stays with whoever holds it, who releases it.
  */
 export function guardReleases(db: Knex, logger?: Logger): void {
-  const client = db.client as { releaseConnection(conn: GuardedConnection): Promise<unknown> };
+  const client = db.client as {
+    acquireConnection(): Promise<GuardedConnection>;
+    releaseConnection(conn: GuardedConnection): Promise<unknown>;
+  };
+  const acquire = client.acquireConnection.bind(client);
   const release = client.releaseConnection.bind(client);
+  const lent = new WeakSet<GuardedConnection>();
   const throttle = new Throttle(60_000);
+  client.acquireConnection = async () => {
+    const conn = await acquire();
+    lent.add(conn);
+    return conn;
+  };
   client.releaseConnection = (conn) => {
-    if (conn?.__knexTxId !== undefined) {
+    if (!conn || !lent.has(conn) || conn.__knexTxId !== undefined) {
       const suppressed = throttle.pass('release');
-      if (suppressed !== null) logger?.error({ ...(suppressed ? { suppressed } : {}) }, 'refused to release a connection that a transaction holds');
+      if (suppressed !== null) logger?.error({ ...(suppressed ? { suppressed } : {}) }, 'refused to release a connection that is not lent or that a transaction holds');
       return Promise.resolve();
     }
+    lent.delete(conn);
     return release(conn);
   };
 }
