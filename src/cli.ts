@@ -1,8 +1,9 @@
 import { config as loadEnv } from 'dotenv';
 import { loadConfig } from './config';
 import { pruneAuditTrail } from './lib/audit';
-import { createDb } from './lib/db';
+import { createDb, type Db } from './lib/db';
 import { createLogger } from './lib/logger';
+import { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './modules/contacts';
 import { ensureDatabase, MIGRATIONS, prepareDatabase } from './startup';
 
 loadEnv({ quiet: true });
@@ -11,12 +12,35 @@ const USAGE = `usage: cli <command>
   migrate    apply the migrations that are not applied yet
   rollback   undo the last batch of migrations
   seed       migrate, then seed what is missing (roles, organization 1, reference data, locations, first admin)
-  audit:prune  delete the audit entries older than AUDIT_RETENTION_DAYS (0, the default: keep them all)`;
+  audit:prune  delete the audit entries older than AUDIT_RETENTION_DAYS (0, the default: keep them all)
+  directory:check [--repair]
+             check the contacts' derived columns (depth, order keys, sort names, search grams) against
+             their rows; --repair rebuilds what is wrong under the directory lock. Exits 1 while a
+             problem is left`;
 
-const COMMANDS = ['migrate', 'rollback', 'seed', 'audit:prune'];
+const COMMANDS = ['migrate', 'rollback', 'seed', 'audit:prune', 'directory:check'];
 const DAY_MS = 86_400_000;
 
-async function main(command: string | undefined): Promise<void> {
+/** One line per kind of problem: how many, and the first ids. */
+function describe(report: DirectoryReport): string {
+  const lines = [`${report.contacts} contacts, ${report.backlog} in the search backlog`];
+  for (const kind of FINDINGS) {
+    const { count, ids } = report[kind];
+    lines.push(`${kind.padEnd(10)} ${count === 0 ? 'ok' : `${count} wrong: ${ids.join(', ')}${count > ids.length ? ', ...' : ''}`}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function checkCommand(db: Db, repair: boolean): Promise<void> {
+  if (repair) {
+    process.stdout.write(`before the repair:\n${describe(await repairDirectory(db))}`);
+  }
+  const report = await checkDirectory(db);
+  process.stdout.write(`${repair ? 'after the repair:\n' : ''}${describe(report)}`);
+  if (!directorySound(report)) process.exitCode = 1;
+}
+
+async function main(command: string | undefined, options: string[]): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'info' });
   if (command === undefined || !COMMANDS.includes(command)) {
@@ -39,6 +63,8 @@ async function main(command: string | undefined): Promise<void> {
       const before = new Date(Date.now() - config.audit.retentionDays * DAY_MS);
       const removed = await pruneAuditTrail(db, before);
       logger.info({ removed, before: before.toISOString() }, 'pruned the audit trail');
+    } else if (command === 'directory:check') {
+      await checkCommand(db, options.includes('--repair'));
     } else if (command === 'rollback') {
       const [, undone] = await db.migrate.rollback(MIGRATIONS);
       logger.info({ migrations: undone }, 'rolled back');
@@ -51,7 +77,7 @@ async function main(command: string | undefined): Promise<void> {
   }
 }
 
-main(process.argv[2]).catch((err: unknown) => {
+main(process.argv[2], process.argv.slice(3)).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

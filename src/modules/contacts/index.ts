@@ -9,6 +9,7 @@
  * - the checks before a write: assertUnique (with the caller's words for a taken e-mail or
  *   service number), assertChangeReferences;
  * - the search backlog (SearchBacklog): the grams of an import's contacts, written after its commit;
+ * - the check of the derived columns (checkDirectory, repairDirectory: tree/integrity.ts);
  * - the services and the router that app.ts wires.
  */
 export { contactsRouter } from './http/contacts.router';
@@ -25,6 +26,7 @@ export { drainSearchBacklog, SearchBacklog } from './search/backlog';
 export { ContactSearch } from './search/contact-search.service';
 export { contactGrams, SEARCH_FIELDS } from './search/grams';
 export { SearchIndex } from './search/search-index';
+export { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './tree/integrity';
 export { computePreorder, writeLabels } from './tree/labels';
 export { markSearchChanged } from './tree/lock';
 export { sortNameOf } from './tree/order';
