@@ -133,13 +133,15 @@ async function main() {
     /** per contact, the phone of the last update answered 200, and of one sent and not answered (cut by the end of the run: it may have committed) */
     const acknowledged = new Map<number, string>();
     const unanswered = new Map<number, string>();
-    const byKind = new Map<Kind, { sent: number; status5xx: number }>(MIX.map((k) => [k, { sent: 0, status5xx: 0 }]));
-    type Context = { slot?: number; id?: number; phone?: string };
+    const byKind = new Map<Kind, { sent: number; status5xx: number; ms: number[] }>(MIX.map((k) => [k, { sent: 0, status5xx: 0, ms: [] }]));
+    type Context = { slot?: number; id?: number; phone?: string; sentAt?: number };
     const json = (method: string, path: string, body: unknown) => ({ method, path, body: JSON.stringify(body), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
     const get = (path: string) => ({ method: 'GET', path, headers: { authorization: `Bearer ${token}` } });
 
     const next = (kind: Kind, c: Context) => {
       c.slot ??= freeSlots.pop() ?? slots++;
+      // autocannon builds a request as it sends it (one in flight per connection)
+      c.sentAt = performance.now();
       byKind.get(kind)!.sent++;
       const n = ++serial;
       switch (kind) {
@@ -182,7 +184,9 @@ async function main() {
       requests: MIX.map((kind, step) => ({
         setupRequest: (_req: autocannon.Request, context: Context) => next(kind, context) as autocannon.Request,
         onResponse: (status: number, _body: string, context: Context) => {
-          if (status >= 500) byKind.get(kind)!.status5xx++;
+          const figures = byKind.get(kind)!;
+          if (status >= 500) figures.status5xx++;
+          figures.ms.push(performance.now() - context.sentAt!);
           if (kind === 'update') unanswered.delete(context.id!);
           if (kind === 'update' && status === 200) acknowledged.set(context.id!, context.phone!);
           if (step === MIX.length - 1 && context.slot !== undefined) {
@@ -222,7 +226,14 @@ async function main() {
       timeouts: result.timeouts,
       errors: result.errors,
       non_2xx: result.non2xx,
-      by_kind: Object.fromEntries(byKind),
+      // each kind's answers: how many, how many 5xx, the median and p99 of their times
+      by_kind: Object.fromEntries(
+        [...byKind].map(([kind, f]) => {
+          const ms = f.ms.sort((a, b) => a - b);
+          const at = (q: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0);
+          return [kind, { answered: ms.length, status_5xx: f.status5xx, p50_ms: at(0.5), p99_ms: at(0.99) }];
+        }),
+      ),
       updates_checked: acknowledged.size,
       updates_unreadable: unreadable.length,
       rss_mb: { start: rssStart, end: rssEnd },

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import { KnexTimeoutError, type Knex } from 'knex';
 import { inTransaction, type Db, type Queryable } from '../../../lib/db';
 import type { ReadVersions } from '../../../lib/http/auth-context';
 
@@ -19,12 +19,39 @@ export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
   await trx('directory_state').where({ id: 1 }).increment('version', 1);
 }
 
-/** Runs `work` in one transaction that holds the directory lock from its first statement. */
+/** The last tree change of each process's database handle, queued or running (lockedChange). */
+const changesInProcess = new WeakMap<Db, Promise<unknown>>();
+
+/**
+ * Runs `work` in one transaction that holds the directory lock from its first statement.
+ *
+ * The changes of one process wait for each other here, before they take a connection from the
+ * pool: they would wait for the lock anyway (one tree change at a time), and a change waiting
+ * inside its transaction holds a pooled connection meanwhile. Under a mixed load, writers
+ * waiting for the lock held most of the pool, and every read waited for a connection behind
+ * them (docs/performance.md, "A mixed load"). Several processes still share the lock itself.
+ * A change waits in the queue at most as long as it would wait for a connection
+ * (DB_ACQUIRE_TIMEOUT_MS), then fails as that wait does (503): a change that holds the lock for
+ * long (a stuck one) does not make every later one wait for all those before it.
+ */
 export function lockedChange<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return inTransaction(db, async (trx) => {
-    await lockDirectory(trx);
-    return work(trx);
-  });
+  const before = changesInProcess.get(db) ?? Promise.resolve();
+  const limitMs = Number(db.client.config.acquireConnectionTimeout) || 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  const turn = new Promise<void>((resolve, reject) => {
+    timer = setTimeout(() => reject(new KnexTimeoutError('a change waited too long for the directory lock')), limitMs);
+    void before.then(() => resolve(), () => resolve());
+  }).finally(() => clearTimeout(timer));
+  const change = turn.then(() =>
+    inTransaction(db, async (trx) => {
+      await lockDirectory(trx);
+      return work(trx);
+    }),
+  );
+  // the next change waits for this one's end, even when this one gave up waiting: the queue's
+  // order stays the order of the calls
+  changesInProcess.set(db, Promise.allSettled([before, change]));
+  return change;
 }
 
 /**
