@@ -71,8 +71,10 @@ export interface Scenario {
   name: string;
   target: string;
   method?: 'GET' | 'PUT';
-  /** a fresh path (and body) per request */
-  next: () => { path: string; body?: string };
+  /** a fresh path (and body, and method when the scenario mixes them) per request */
+  next: () => { path: string; body?: string; method?: 'GET' | 'PUT' };
+  /** connections of its own (the bench's --connections otherwise) */
+  connections?: number;
   /** send the ETag of a first GET of the path as If-None-Match on every request (a 304 is the answer) */
   revalidate?: boolean;
   /** more request headers (Accept-Encoding, say) */
@@ -92,15 +94,15 @@ export async function drive(url: string, scenario: Scenario, token: string | nul
   const etag = scenario.revalidate ? await currentETag(url, scenario, token) : null;
   const result = await autocannon({
     url,
-    connections,
+    connections: scenario.connections ?? connections,
     duration: seconds,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...scenario.headers },
     requests: [
       {
         method: scenario.method ?? 'GET',
         setupRequest: (req) => {
-          const { path: p, body } = scenario.next();
-          return { ...req, path: p, ...(body ? { body } : {}), ...(etag ? { headers: { ...req.headers, 'if-none-match': etag } } : {}) };
+          const { path: p, body, method } = scenario.next();
+          return { ...req, path: p, ...(method ? { method } : {}), ...(body ? { body } : {}), ...(etag ? { headers: { ...req.headers, 'if-none-match': etag } } : {}) };
         },
       },
     ],
@@ -127,10 +129,10 @@ export type Figures = Awaited<ReturnType<typeof drive>>;
  * the first time, say), which would otherwise stall the timed run's connections.
  */
 export async function firstRequest(url: string, scenario: Scenario, token: string) {
-  const { path: p, body } = scenario.next();
+  const { path: p, body, method } = scenario.next();
   const started = performance.now();
   const res = await fetch(`${url}${p}`, {
-    method: scenario.method ?? 'GET',
+    method: method ?? scenario.method ?? 'GET',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body,
     signal: AbortSignal.timeout(300_000),

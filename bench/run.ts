@@ -109,6 +109,24 @@ function scenarios(t: Targets): Scenario[] {
       next: () => ({ path: `/api/contacts/${any(t.moveLeaves)}/move`, body: JSON.stringify({ parent_id: any(t.moveParents) }) }),
     },
   ];
+  // issue 28's mix: one request kind after another from 20 connections (reads, both searches,
+  // an update, a move, the statistics), the leaves of the move scenario updated and moved
+  const mix = ['get', 'list search', 'search', 'update', 'move', 'statistics'] as const;
+  let turn = 0;
+  list.push({
+    name: 'mixed (get, list search, search, update, move, statistics)',
+    target: '≥ 500 req/s, p99 < 250 ms',
+    connections: 20,
+    next: () => {
+      const kind = mix[turn++ % mix.length];
+      if (kind === 'get') return { path: `/api/contacts/${any(t.contactIds)}` };
+      if (kind === 'list search') return { path: `/api/contacts?search=${encodeURIComponent(any(t.searchTerms))}` };
+      if (kind === 'search') return { path: `/api/contacts/search?q=${encodeURIComponent(any(t.searchTerms))}` };
+      if (kind === 'statistics') return { path: '/api/contacts/statistics' };
+      if (kind === 'update') return { method: 'PUT', path: `/api/contacts/${any(t.moveLeaves)}`, body: JSON.stringify({ phone: `01${Math.floor(random() * 1e9)}` }) };
+      return { method: 'PUT', path: `/api/contacts/${any(t.moveLeaves)}/move`, body: JSON.stringify({ parent_id: any(t.moveParents) }) };
+    },
+  });
   list.push(
     // a million entries (--audit-events): page 1 of everything, of one organization (an Admin's
     // scope), and one contact's history
