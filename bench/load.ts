@@ -102,7 +102,10 @@ export async function drive(url: string, scenario: Scenario, token: string | nul
         method: scenario.method ?? 'GET',
         setupRequest: (req) => {
           const { path: p, body, method } = scenario.next();
-          return { ...req, path: p, ...(method ? { method } : {}), ...(body ? { body } : {}), ...(etag ? { headers: { ...req.headers, 'if-none-match': etag } } : {}) };
+          // headers of its own: autocannon writes a body's Content-Length into the headers
+          // object it is given, which a GET after a PUT would otherwise send too
+          const { 'Content-Length': _length, ...headers } = req.headers ?? {};
+          return { ...req, path: p, ...(method ? { method } : {}), body: body ?? '', headers: { ...headers, ...(etag ? { 'if-none-match': etag } : {}) } };
         },
       },
     ],
