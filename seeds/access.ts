@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { bumpVersion } from '../src/lib/db';
-import { writeGrants } from '../src/modules/access';
+import { ROLE_ID, writeGrants } from '../src/modules/access';
 
 /** Every permission a route checks, with what it allows. */
 export const PERMISSIONS: Record<string, string> = {
@@ -24,9 +24,9 @@ export const PERMISSIONS: Record<string, string> = {
 
 /** The access table of the specification (contacts and roles) as role rows. */
 export const ROLES: Array<{ id: number; name: string; description: string; permissions: string[] }> = [
-  { id: 1, name: 'Super_admin', description: 'Full system access', permissions: Object.keys(PERMISSIONS) },
+  { id: ROLE_ID.superAdmin, name: 'Super_admin', description: 'Full system access', permissions: Object.keys(PERMISSIONS) },
   {
-    id: 2,
+    id: ROLE_ID.admin,
     name: 'Admin',
     description: 'User management and system configuration',
     permissions: [
@@ -34,7 +34,7 @@ export const ROLES: Array<{ id: number; name: string; description: string; permi
       'users.register', 'locations.write', 'reference.write', 'security.read_organization', 'audit.read_organization',
     ],
   },
-  { id: 3, name: 'User', description: 'Basic access', permissions: ['contacts.read'] },
+  { id: ROLE_ID.user, name: 'User', description: 'Basic access', permissions: ['contacts.read'] },
 ];
 
 /**

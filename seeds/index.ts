@@ -1,7 +1,7 @@
 import type { Config } from '../src/config';
 import { inTransaction, type Db } from '../src/lib/db';
 import type { Logger } from '../src/lib/logger';
-import { PasswordHasher } from '../src/modules/access';
+import { PasswordHasher, ROLE_ID } from '../src/modules/access';
 import { changeDirectory, insertContact } from '../src/modules/contacts';
 import { DEFAULT_ORGANIZATION_ID } from '../src/modules/reference';
 import { seedAccess } from './access';
@@ -42,7 +42,7 @@ export async function seedDatabase(db: Db, config: Readonly<Config>, logger: Log
       password_hash: adminHash,
       unit_id: Number(unit.id),
       designation_id: Number(designation.id),
-      role_id: 1,
+      role_id: ROLE_ID.superAdmin,
       organization_id: DEFAULT_ORGANIZATION.id,
     });
     logger.info({ email: config.admin.email }, 'created the first Super_admin');

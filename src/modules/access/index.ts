@@ -8,4 +8,5 @@ export { authenticate, requirePermission, sessionLoader, type SessionLoader, typ
 export { permissionList, writeGrants } from './grants';
 export { PasswordHasher } from './passwords';
 export { assertRoleWithinReach } from './privilege';
+export { BUILT_IN_ROLE_IDS, ROLE_ID } from './roles';
 export { TokenService, type TokenSettings, type TokenSubject } from './tokens';

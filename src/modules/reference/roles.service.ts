@@ -4,11 +4,10 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { changesOf, type Actor, type AuditTrail } from '../../lib/audit';
 import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
-import { assertRoleWithinReach, permissionList, writeGrants } from '../access';
+import { assertRoleWithinReach, BUILT_IN_ROLE_IDS, permissionList, writeGrants } from '../access';
 import { revokeTokensOfRole } from '../contacts';
 
 /** Roles 1-3 carry fixed meaning (Super_admin, Admin, User): they are not changed through the API. */
-const BUILT_IN_ROLE_IDS = [1, 2, 3];
 
 export interface RoleInput {
   name?: string;

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { findUserRows, type UserRow } from '../contacts';
-import type { Resolved } from './import.plan';
-import type { ImportRow } from './import.rows';
+import type { ImportRow, Resolved } from './import.rows';
 
 /**
  * Each row's parent: another row of the file (by service number, in any order) or an active

@@ -5,12 +5,9 @@ import { assertRoleWithinReach } from '../access';
 import { findUserRows, type ContactChanges, type ForestContact, type UserRow } from '../contacts';
 import { ReferenceLookup } from '../reference';
 import { resolveParents } from './import.parents';
-import { REQUIRED_TO_CREATE, type ImportRow, type RowError } from './import.rows';
+import { REQUIRED_TO_CREATE, type ImportRow, type ParentRef, type Resolved, type RowError } from './import.rows';
 
 export type ImportMode = 'create' | 'upsert';
-
-/** Where a row's contact goes: under a contact of the directory, under another row's (by service number), at the top; undefined: where it is. */
-export type ParentRef = { id: number } | { serviceNo: string } | null;
 
 export interface PlannedUpdate {
   row: number;
@@ -26,17 +23,6 @@ export interface Plan {
   updates: PlannedUpdate[];
   unchanged: number;
   errors: RowError[];
-}
-
-/** A row on its way to a write: its contact (when it exists), unit, fields and parent. */
-export interface Resolved {
-  input: ImportRow;
-  serviceNo: string;
-  current?: UserRow;
-  unitId?: number;
-  fields: Partial<ContactChanges>;
-  parent?: ParentRef;
-  parentRow?: Resolved;
 }
 
 const TAKEN = 'Service number or email already exists';

@@ -1,5 +1,5 @@
 import { emailProblem, lengthBetween, lengthMessage, passwordProblem } from '../../lib/http/validate';
-import { CONTACT_TEXT, STATUSES } from '../contacts';
+import { CONTACT_TEXT, STATUSES, type ContactChanges, type UserRow } from '../contacts';
 import { unescapeFormula, type Column, type HeaderMap } from './columns';
 import type { Sheet } from './sheet';
 
@@ -17,6 +17,20 @@ export interface RowError {
 export interface ImportRow {
   row: number;
   values: Partial<Record<Column, string | null>>;
+}
+
+/** Where a row's contact goes: under a contact of the directory, under another row's (by service number), at the top; undefined: where it is. */
+export type ParentRef = { id: number } | { serviceNo: string } | null;
+
+/** A row on its way to a write: its contact (when it exists), unit, fields and parent. */
+export interface Resolved {
+  input: ImportRow;
+  serviceNo: string;
+  current?: UserRow;
+  unitId?: number;
+  fields: Partial<ContactChanges>;
+  parent?: ParentRef;
+  parentRow?: Resolved;
 }
 
 /** The lengths of each text column: a contact's own fields as POST /api/contacts has them, and the names. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
+import { ROLE_ID } from '../../access';
 import { containsTerm, joinCandidates } from '../search/candidates';
 import { SEARCH_FIELDS } from '../search/grams';
 import type { OrdRange } from '../tree/lineage';
@@ -58,9 +59,9 @@ export function applyFilters(q: Knex.QueryBuilder, f: ContactFilters, range?: Or
   if (!f.include_inactive) q.where('u.is_active', true);
   if (f.unit_id !== undefined) q.where('u.unit_id', f.unit_id);
   if (f.department_id !== undefined) q.where('u.department_id', f.department_id);
-  if (f.role_filter === 'super_admin') q.where('u.role_id', 1);
-  else if (f.role_filter === 'admin') q.where('u.role_id', 2);
-  else if (f.role_filter === 'user') q.whereNotIn('u.role_id', [1, 2]);
+  if (f.role_filter === 'super_admin') q.where('u.role_id', ROLE_ID.superAdmin);
+  else if (f.role_filter === 'admin') q.where('u.role_id', ROLE_ID.admin);
+  else if (f.role_filter === 'user') q.whereNotIn('u.role_id', [ROLE_ID.superAdmin, ROLE_ID.admin]);
   if (range) q.where('u.tree_ord', '>', range.after).andWhere('u.tree_ord', '<', range.before);
   return q;
 }
@@ -71,8 +72,8 @@ export function statisticsOf(rows: ReadonlyArray<Pick<SlimRow, 'parent_id' | 'ro
   let admins = 0;
   for (const r of rows) {
     if (r.parent_id === null) roots++;
-    if (r.role_id === 1) supers++;
-    else if (r.role_id === 2) admins++;
+    if (r.role_id === ROLE_ID.superAdmin) supers++;
+    else if (r.role_id === ROLE_ID.admin) admins++;
   }
   return statistics(rows.length, roots, supers, admins);
 }
@@ -95,8 +96,8 @@ export async function countStatistics(db: Queryable, f: ContactFilters, range?: 
     .first(
       db.raw('COUNT(*) as total'),
       db.raw('SUM(CASE WHEN u.parent_id IS NULL THEN 1 ELSE 0 END) as roots'),
-      db.raw('SUM(CASE WHEN u.role_id = 1 THEN 1 ELSE 0 END) as supers'),
-      db.raw('SUM(CASE WHEN u.role_id = 2 THEN 1 ELSE 0 END) as admins'),
+      db.raw('SUM(CASE WHEN u.role_id = ? THEN 1 ELSE 0 END) as supers', [ROLE_ID.superAdmin]),
+      db.raw('SUM(CASE WHEN u.role_id = ? THEN 1 ELSE 0 END) as admins', [ROLE_ID.admin]),
     );
   return statistics(Number(row.total), Number(row.roots ?? 0), Number(row.supers ?? 0), Number(row.admins ?? 0));
 }

@@ -1,4 +1,5 @@
 import { streamRows, type Db } from '../../../lib/db';
+import { ROLE_ID } from '../../access';
 import { statistics, type ContactFilters, type ContactStatistics, type RoleFilter } from '../read/listing.queries';
 import type { OrdRange } from '../tree/lineage';
 import { directoryVersions } from '../tree/lock';
@@ -26,9 +27,9 @@ function listedEnd(text: string): number {
 
 /** As applyFilters (listing.queries.ts) reads role_filter. */
 function roleAdmits(filter: RoleFilter, roleId: number): boolean {
-  if (filter === 'super_admin') return roleId === 1;
-  if (filter === 'admin') return roleId === 2;
-  return filter === 'all' || (roleId !== 1 && roleId !== 2);
+  if (filter === 'super_admin') return roleId === ROLE_ID.superAdmin;
+  if (filter === 'admin') return roleId === ROLE_ID.admin;
+  return filter === 'all' || (roleId !== ROLE_ID.superAdmin && roleId !== ROLE_ID.admin);
 }
 
 interface SearchFilters {
