@@ -89,5 +89,6 @@ import { setupTestContext } from '../helpers/context';
       await trx(TABLE).insert({ id: 4 });
     });
     expect((await ctx.db(TABLE).orderBy('id').pluck('id')).map(Number)).toEqual([4]);
+    expect(errors).toEqual(['destroyed a pooled connection left inside a transaction']);
   });
 });

@@ -154,7 +154,7 @@ export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
       min: 0,
       max: db.poolMax,
       // never lend a connection that is inside a transaction: it is destroyed instead (pool-guard.ts)
-      validate: outsideTransaction,
+      validate: outsideTransaction(logger),
       afterCreate(conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) {
         watchQueries(conn as unknown as Mysql2Connection, db.queryTimeoutMs);
         const run = (i: number): void => {

@@ -55,9 +55,19 @@ export function noteTransactionState(conn: GuardedConnection, options: unknown, 
   else if (ENDS.test(sql)) conn.__inTransaction = Boolean(err);
 }
 
-/** The pool's check before it lends a connection: false destroys it. */
-export function outsideTransaction(conn: GuardedConnection): boolean {
-  return !conn.__inTransaction;
+/**
+ * The pool's check before it lends a connection: false destroys it. A connection found inside a
+ * transaction is a caller's defect (one that gave it back too early): logged once per minute at
+ * most, as an error line without SQL.
+ */
+export function outsideTransaction(logger?: Logger): (conn: GuardedConnection) => boolean {
+  const throttle = new Throttle(60_000);
+  return (conn) => {
+    if (!conn.__inTransaction) return true;
+    const suppressed = throttle.pass('inside');
+    if (suppressed !== null) logger?.error({ ...(suppressed ? { suppressed } : {}) }, 'destroyed a pooled connection left inside a transaction');
+    return false;
+  };
 }
 
 /**
