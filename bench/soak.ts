@@ -11,10 +11,12 @@
  * that breaks an invariant afterwards: every derived column is checked against its rows
  * (checkDirectory: no cycle, order keys, depths, sort names, search grams), and every update that
  * was answered 200 is read back through the API. Each connection updates contacts of its own, so
- * the last update answered for a contact is the one that must be read.
+ * the last update answered for a contact is the one that must be read. The figures are printed
+ * and written to bench/results/<time>-soak-<database>.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import { config as loadEnv } from 'dotenv';
 import { loadConfig } from '../src/config';
@@ -240,6 +242,10 @@ async function main() {
       directory: Object.fromEntries(FINDINGS.map((kind) => [kind, report[kind].count])),
     };
     process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+    const file = path.join('bench', 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}-soak-${config.db.client}.json`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
+    process.stdout.write(`written to ${file}\n`);
     if (result['5xx'] > 0) failures.push(`${result['5xx']} answers were 5xx`);
     if (result.timeouts > 0 || result.latency.max > SLOW_MS) failures.push(`a request took more than ${SLOW_MS} ms (max ${result.latency.max} ms, ${result.timeouts} timed out)`);
     if (result.errors > result.timeouts) failures.push(`${result.errors - result.timeouts} requests failed to connect or were cut`);
