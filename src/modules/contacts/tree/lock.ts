@@ -39,7 +39,8 @@ export function lockedChange<T>(db: Db, work: (trx: Knex.Transaction) => Promise
   const limitMs = Number(db.client.config.acquireConnectionTimeout) || 60_000;
   let timer: NodeJS.Timeout | undefined;
   const turn = new Promise<void>((resolve, reject) => {
-    timer = setTimeout(() => reject(new KnexTimeoutError('a change waited too long for the directory lock')), limitMs);
+    // unref: a change waiting its turn does not keep the process alive on its own
+    timer = setTimeout(() => reject(new KnexTimeoutError('a change waited too long for the directory lock')), limitMs).unref();
     void before.then(() => resolve(), () => resolve());
   }).finally(() => clearTimeout(timer));
   const change = turn.then(() =>
