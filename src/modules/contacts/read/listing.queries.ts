@@ -90,16 +90,21 @@ export function statistics(total: number, roots: number, supers: number, admins:
   };
 }
 
-/** The six counters over the filtered set, in one aggregate query. */
+/**
+ * The six counters over the filtered set, in one statement (one consistent read): four counts,
+ * each answered from an index (is_active or unit with tree_ord; parent_id; role_id), instead of
+ * one aggregate that reads every row of the set. At 100,000 contacts on MariaDB the whole
+ * directory's counters took 15 ms so, against 29 to 220 ms (docs/performance.md, "A mixed load").
+ */
 export async function countStatistics(db: Queryable, f: ContactFilters, range?: OrdRange): Promise<ContactStatistics> {
-  const row = await applyFilters(db('users as u'), f, range)
-    .first(
-      db.raw('COUNT(*) as total'),
-      db.raw('SUM(CASE WHEN u.parent_id IS NULL THEN 1 ELSE 0 END) as roots'),
-      db.raw('SUM(CASE WHEN u.role_id = ? THEN 1 ELSE 0 END) as supers', [ROLE_ID.superAdmin]),
-      db.raw('SUM(CASE WHEN u.role_id = ? THEN 1 ELSE 0 END) as admins', [ROLE_ID.admin]),
-    );
-  return statistics(Number(row.total), Number(row.roots ?? 0), Number(row.supers ?? 0), Number(row.admins ?? 0));
+  const set = () => applyFilters(db('users as u'), f, range);
+  const row = await db.first({
+    total: set().count('*'),
+    roots: set().whereNull('u.parent_id').count('*'),
+    supers: set().where('u.role_id', ROLE_ID.superAdmin).count('*'),
+    admins: set().where('u.role_id', ROLE_ID.admin).count('*'),
+  });
+  return statistics(Number(row.total), Number(row.roots), Number(row.supers), Number(row.admins));
 }
 
 /** The filtered set of a search in memory (slim rows, pre-order): one query. */
