@@ -56,6 +56,54 @@ describe('SearchIndex with a refresh interval', () => {
     expect(errors).toEqual([]);
   });
 
+  test('a build that ends older than a search asked for while it ran doubles the wait for the next (at most 8 times); one that ends current brings it back', async () => {
+    let clock = 2_000_000;
+    let builds = 0;
+    const index = new SearchIndex({ db: ctx.db, refreshMs: 1000, onError: () => undefined, onBuild: () => builds++, now: () => clock });
+    const tag = unique('pace').toLowerCase();
+    await createUser(ctx, { name: `Paced ${tag}` });
+    const v = await version();
+    const settled = async (count: number) => {
+      for (let i = 0; i < 200 && builds < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(builds).toBe(count);
+    };
+    // Starts a build now, and asks while it runs for a version no build reaches (as a write
+    // that commits during the build makes the search ask for).
+    const lateBuild = async (count: number) => {
+      expect(await index.at(v + 1_000_000, tag)).toBeNull();
+      expect(await index.at(v + 1_000_000, tag)).toBeNull();
+      await settled(count);
+    };
+    /** whether a search now starts a build */
+    const startsOne = async () => {
+      const before = builds;
+      expect(await index.at(v + 1_000_000, tag)).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return builds > before;
+    };
+    await lateBuild(1);
+    // the wait is now 2 s: not after 1 s, after 2
+    clock += 1000;
+    expect(await startsOne()).toBe(false);
+    clock += 1000;
+    await lateBuild(2);
+    for (const wait of [4000, 8000, 8000]) {
+      clock += wait - 1;
+      expect(await startsOne()).toBe(false);
+      clock += 1;
+      await lateBuild(builds + 1);
+    }
+    // a build that ends current (nothing newer asked while it ran) brings the wait back to 1 s
+    await createUser(ctx, { name: `Paced ${tag} again` });
+    const v2 = await version();
+    clock += 8000;
+    expect(await index.at(v2, tag)).toBeNull();
+    await settled(builds + 1);
+    expect(await index.at(v2, tag)).not.toBeNull();
+    clock += 1000;
+    expect(await startsOne()).toBe(true);
+  });
+
   test('a term holding the separator of the fields, or shorter than two, is left to SQL', async () => {
     const index = new SearchIndex({ db: ctx.db, refreshMs: 0, onError: () => undefined });
     const v = await version();
