@@ -114,8 +114,8 @@ export class SearchIndex {
             this.snapshot = built;
             this.snapshotBuiltAt = startedAt;
           }
-          this.onBuild({ ok: true, indexBuiltAt: this.snapshotBuiltAt });
           this.pace(built);
+          this.onBuild({ ok: true, indexBuiltAt: this.snapshotBuiltAt });
           return built;
         })
         .catch((err: unknown) => {
