@@ -16,7 +16,18 @@ import { AuditLog, auditRouter } from './modules/audit';
 import { Metrics, metricsEndpoint } from './lib/metrics';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
-import { ContactReads, contactsRouter, ContactSearch, ContactWrites, SearchBacklog, SearchIndex, sessionSource, UnitTrees, userIdBySignIn } from './modules/contacts';
+import {
+  ContactReads,
+  contactsRouter,
+  ContactSearch,
+  ContactWrites,
+  directoryChangesInFlight,
+  SearchBacklog,
+  SearchIndex,
+  sessionSource,
+  UnitTrees,
+  userIdBySignIn,
+} from './modules/contacts';
 import { locationsRouter, LocationsService } from './modules/locations';
 import { referenceRouter, ReferenceService, RolesService } from './modules/reference';
 import { securityRouter, SecurityService } from './modules/security';
@@ -86,7 +97,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
 export function createApp(deps: AppDeps): Express {
   const { db, config, logger, redis } = deps;
   // a registry per app, never prom-client's global one (docs: README, Operations)
-  const metrics = config.metrics.enabled ? new Metrics({ db }) : null;
+  const metrics = config.metrics.enabled ? new Metrics({ db, changesInFlight: () => directoryChangesInFlight(db) }) : null;
   const services = createServices(deps, metrics);
   const { requireAuth, searchIndex } = services;
   if (deps.warmSearchIndex) searchIndex?.warm();

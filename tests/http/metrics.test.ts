@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { changeDirectory } from '../../src/modules/contacts';
 import { setupTestContext, type TestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
 
@@ -62,6 +63,7 @@ describe('GET /metrics with METRICS_ENABLED=true', () => {
       ['directory_db_pool_connections_idle', 'gauge'],
       ['directory_db_pool_acquires_pending', 'gauge'],
       ['directory_db_pool_connections_max', 'gauge'],
+      ['directory_changes_in_flight', 'gauge'],
       ['directory_search_index_builds_total', 'counter'],
       ['directory_search_index_age_seconds', 'gauge'],
       ['nodejs_eventloop_lag_seconds', 'gauge'],
@@ -142,6 +144,33 @@ describe('GET /metrics with METRICS_ENABLED=true', () => {
     }
     expect(await waiting).toBe('done');
     expect(await pool()).toEqual({ inUse: 0, idle: 1, pending: 0, max: 1 });
+  });
+});
+
+describe('the directory changes in flight', () => {
+  const ctx = setupTestContext({ METRICS_ENABLED: 'true' });
+
+  test("counts this process's changes that hold the directory lock or wait for it, and none after", async () => {
+    const inFlight = async () => sample(await scrape(ctx), 'directory_changes_in_flight');
+    expect(await inFlight()).toBe(0);
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => undefined as void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = changeDirectory(ctx.db, async () => {
+      locked();
+      await held;
+    });
+    await isLocked;
+    const waiting = changeDirectory(ctx.db, async () => 'second');
+    try {
+      expect(await inFlight()).toBe(2);
+    } finally {
+      release();
+    }
+    await holder;
+    expect(await waiting).toBe('second');
+    expect(await inFlight()).toBe(0);
   });
 });
 

@@ -37,7 +37,7 @@ export class Metrics {
   private patterns = new WeakMap<object, string>();
   private readonly now: () => number;
 
-  constructor(deps: { db: Db; now?: () => number }) {
+  constructor(deps: { db: Db; now?: () => number; changesInFlight?: () => number }) {
     const { registry } = this;
     this.now = deps.now ?? Date.now;
     // process CPU, memory, handles, GC and the event loop's lag (nodejs_eventloop_lag_*)
@@ -69,6 +69,18 @@ export class Metrics {
     poolGauge('directory_db_pool_connections_idle', 'Open database connections waiting in the pool', (p) => p.numFree());
     poolGauge('directory_db_pool_acquires_pending', 'Queries and transactions waiting for a free database connection', (p) => p.numPendingAcquires());
     poolGauge('directory_db_pool_connections_max', 'Most database connections the pool opens (DB_POOL_MAX; 1 on SQLite)', (p) => p.max);
+
+    const inFlight = deps.changesInFlight;
+    if (inFlight) {
+      new Gauge({
+        name: 'directory_changes_in_flight',
+        help: "This process's changes of the directory queued for the directory lock or holding it now (they take it one at a time)",
+        registers: [registry],
+        collect() {
+          this.set(inFlight());
+        },
+      });
+    }
 
     this.indexBuilds = new Counter({
       name: 'directory_search_index_builds_total',

@@ -21,6 +21,13 @@ export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
 
 /** The last tree change of each process's database handle, queued or running (lockedChange). */
 const changesInProcess = new WeakMap<Db, Promise<unknown>>();
+/** How many tree changes of each database handle are queued or running. */
+const changesInFlight = new WeakMap<Db, number>();
+
+/** The tree changes of this process on `db` that are queued or running now (for the metrics). */
+export function directoryChangesInFlight(db: Db): number {
+  return changesInFlight.get(db) ?? 0;
+}
 
 /**
  * Runs `work` in one transaction that holds the directory lock from its first statement.
@@ -43,12 +50,15 @@ export function lockedChange<T>(db: Db, work: (trx: Knex.Transaction) => Promise
     timer = setTimeout(() => reject(new KnexTimeoutError('a change waited too long for the directory lock')), limitMs).unref();
     void before.then(() => resolve(), () => resolve());
   }).finally(() => clearTimeout(timer));
-  const change = turn.then(() =>
-    inTransaction(db, async (trx) => {
-      await lockDirectory(trx);
-      return work(trx);
-    }),
-  );
+  changesInFlight.set(db, directoryChangesInFlight(db) + 1);
+  const change = turn
+    .then(() =>
+      inTransaction(db, async (trx) => {
+        await lockDirectory(trx);
+        return work(trx);
+      }),
+    )
+    .finally(() => changesInFlight.set(db, directoryChangesInFlight(db) - 1));
   // the next change waits for this one's end, even when this one gave up waiting: the queue's
   // order stays the order of the calls
   changesInProcess.set(db, Promise.allSettled([before, change]));
