@@ -8,6 +8,36 @@ import fs from 'node:fs';
 import net from 'node:net';
 import autocannon from 'autocannon';
 
+/**
+ * The environment of a service started for a measurement: as deployed (production, warn-level
+ * logs), the rate limit out of the way (it measures throughput, not the brute-force limits), and
+ * the configured first administrator, who signs in to drive it.
+ */
+export function serviceEnv(admin: { email: string; password: string }, port: number): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: '10000000',
+    JWT_SECRET: process.env.JWT_SECRET || 'bench-access-secret-0123456789abcdefghij',
+    JWT_REFRESH_SECRET: process.env.JWT_REFRESH_SECRET || 'bench-refresh-secret-0123456789abcdefghij',
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+  };
+}
+
+/** An access token of the administrator. */
+export async function signIn(url: string, admin: { email: string; password: string }): Promise<string> {
+  const login = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: admin.email, password: admin.password }),
+  });
+  if (!login.ok) throw new Error(`cannot sign in as ${admin.email}: ${login.status}`);
+  return ((await login.json()) as { data: { token: string } }).data.token;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {

@@ -26,7 +26,7 @@ import { seedAuditEvents } from '../scripts/demo-audit';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
-import { alternate, drive, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, start, type Figures, type Scenario } from './load';
+import { alternate, drive, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, serviceEnv, signIn, start, type Figures, type Scenario } from './load';
 import { pickTargets, type Targets } from './targets';
 import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
 
@@ -154,16 +154,6 @@ function scenarios(t: Targets): Scenario[] {
   return list;
 }
 
-async function signIn(url: string, admin: { email: string; password: string }): Promise<string> {
-  const login = await fetch(`${url}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: admin.email, password: admin.password }),
-  });
-  if (!login.ok) throw new Error(`cannot sign in as ${admin.email}: ${login.status}`);
-  return ((await login.json()) as { data: { token: string } }).data.token;
-}
-
 async function databaseInfo(db: Db, client: string) {
   if (client !== 'mysql') return { client: 'sqlite', version: (await db.raw('select sqlite_version() as v'))[0].v };
   const [[row]] = await db.raw('select version() as version, @@innodb_buffer_pool_size as pool');
@@ -203,18 +193,7 @@ async function main() {
   await db.destroy();
 
   const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    // the benchmark measures throughput, not the brute-force limits
-    RATE_LIMIT_MAX: '10000000',
-    JWT_SECRET: process.env.JWT_SECRET || 'bench-access-secret-0123456789abcdefghij',
-    JWT_REFRESH_SECRET: process.env.JWT_REFRESH_SECRET || 'bench-refresh-secret-0123456789abcdefghij',
-    ADMIN_EMAIL: config.admin.email,
-    ADMIN_PASSWORD: config.admin.password,
-  };
+  const env = serviceEnv(config.admin, port);
   // each service as a deployment starts it: with the heap limit it would set (docker-compose.yml)
   const serviceArgs = [...(args.serviceHeapMb ? [`--max-old-space-size=${args.serviceHeapMb}`] : []), 'dist/src/server.js'];
   const service = await start(process.execPath, serviceArgs, env, `http://127.0.0.1:${port}/ready`);

@@ -26,7 +26,7 @@ import { prepareDatabase } from '../src/startup';
 import { checkDirectory, directorySound, FINDINGS } from '../src/modules/contacts';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
-import { freePort, indexBuilt, start } from './load';
+import { freePort, indexBuilt, serviceEnv, signIn, start } from './load';
 import { pickTargets } from './targets';
 import { cleanUpTransfer, prepareTransfer } from './transfer';
 
@@ -99,29 +99,13 @@ async function main() {
   if (updatable.length < args.connections * UPDATED_PER_CONNECTION || movers.length === 0) throw new Error('the directory is too small for the mix');
 
   const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_MAX: '10000000',
-    JWT_SECRET: process.env.JWT_SECRET || 'soak-access-secret-0123456789abcdefghij',
-    JWT_REFRESH_SECRET: process.env.JWT_REFRESH_SECRET || 'soak-refresh-secret-0123456789abcdefghij',
-    ADMIN_EMAIL: config.admin.email,
-    ADMIN_PASSWORD: config.admin.password,
-  };
+  const env = serviceEnv(config.admin, port);
   const url = `http://127.0.0.1:${port}`;
   const service = await start(process.execPath, [`--max-old-space-size=${args.serviceHeapMb}`, 'dist/src/server.js'], env, `${url}/ready`);
   const failures: string[] = [];
   try {
     await indexBuilt(url);
-    const login = await fetch(`${url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: config.admin.email, password: config.admin.password }),
-    });
-    if (!login.ok) throw new Error(`cannot sign in as ${config.admin.email}: ${login.status}`);
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const token = await signIn(url, config.admin);
     const rssStart = rssMb(service.pid!);
 
     const random = prng(29);
