@@ -1,5 +1,6 @@
 import type { Db } from '../../src/lib/db';
-import { checkDirectory, FINDINGS } from '../../src/modules/contacts';
+import type { Knex } from 'knex';
+import { changeDirectory, checkDirectory, FINDINGS } from '../../src/modules/contacts';
 
 /** The derived columns of the tree itself; `whole` adds the sort names and search grams. */
 const TREE_FINDINGS = ['orphan', 'cycle', 'depth', 'order'] as const;
@@ -34,4 +35,29 @@ export async function treeProblems(db: Db, { whole = false } = {}): Promise<stri
     if (report[kind].count > 0) problems.push(`${kind}: ${report[kind].count} wrong (${report[kind].ids.join(', ')})`);
   }
   return problems.slice(0, 20);
+}
+
+/**
+ * Takes the directory lock and holds it until `release` is called (which resolves once the
+ * holder has committed): through this process's queue of changes (changeDirectory), or, with
+ * `outsideQueue`, in a transaction of its own, as another instance would.
+ */
+export async function holdDirectoryLock(db: Db, { outsideQueue = false } = {}): Promise<{ release: () => Promise<void> }> {
+  let release = () => undefined as void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let locked = () => undefined as void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const hold = async (trx?: Knex.Transaction) => {
+    if (trx) await trx('directory_state').where({ id: 1 }).increment('version', 1);
+    locked();
+    await held;
+  };
+  const holder = outsideQueue ? db.transaction((trx) => hold(trx)) : changeDirectory(db, () => hold());
+  await isLocked;
+  return {
+    release: async () => {
+      release();
+      await holder;
+    },
+  };
 }

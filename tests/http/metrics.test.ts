@@ -2,6 +2,7 @@ import request from 'supertest';
 import { changeDirectory } from '../../src/modules/contacts';
 import { setupTestContext, type TestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
+import { holdDirectoryLock } from '../helpers/tree';
 
 /**
  * GET /metrics (README, Operations): off unless METRICS_ENABLED, Prometheus's text format,
@@ -153,22 +154,13 @@ describe('the directory changes in flight', () => {
   test("counts this process's changes that hold the directory lock or wait for it, and none after", async () => {
     const inFlight = async () => sample(await scrape(ctx), 'directory_changes_in_flight');
     expect(await inFlight()).toBe(0);
-    let release = () => undefined as void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let locked = () => undefined as void;
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const holder = changeDirectory(ctx.db, async () => {
-      locked();
-      await held;
-    });
-    await isLocked;
+    const lock = await holdDirectoryLock(ctx.db);
     const waiting = changeDirectory(ctx.db, async () => 'second');
     try {
       expect(await inFlight()).toBe(2);
     } finally {
-      release();
+      await lock.release();
     }
-    await holder;
     expect(await waiting).toBe('second');
     expect(await inFlight()).toBe(0);
   });
