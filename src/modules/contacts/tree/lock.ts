@@ -29,6 +29,16 @@ export function directoryChangesInFlight(db: Db): number {
   return changesInFlight.get(db) ?? 0;
 }
 
+/** Resolves once `before` has settled, or fails as a wait for a connection does after `limitMs`. */
+function turnAfter(before: Promise<unknown>, limitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return new Promise<void>((resolve, reject) => {
+    // unref: a change waiting its turn does not keep the process alive on its own
+    timer = setTimeout(() => reject(new KnexTimeoutError('a change waited too long for the directory lock')), limitMs).unref();
+    void before.then(() => resolve(), () => resolve());
+  }).finally(() => clearTimeout(timer));
+}
+
 /**
  * Runs `work` in one transaction that holds the directory lock from its first statement.
  *
@@ -43,13 +53,8 @@ export function directoryChangesInFlight(db: Db): number {
  */
 export function lockedChange<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   const before = changesInProcess.get(db) ?? Promise.resolve();
-  const limitMs = Number(db.client.config.acquireConnectionTimeout) || 60_000;
-  let timer: NodeJS.Timeout | undefined;
-  const turn = new Promise<void>((resolve, reject) => {
-    // unref: a change waiting its turn does not keep the process alive on its own
-    timer = setTimeout(() => reject(new KnexTimeoutError('a change waited too long for the directory lock')), limitMs).unref();
-    void before.then(() => resolve(), () => resolve());
-  }).finally(() => clearTimeout(timer));
+  // nothing in flight (the usual case): no wait, and no timer for one
+  const turn = directoryChangesInFlight(db) === 0 ? Promise.resolve() : turnAfter(before, Number(db.client.config.acquireConnectionTimeout) || 60_000);
   changesInFlight.set(db, directoryChangesInFlight(db) + 1);
   const change = turn
     .then(() =>
