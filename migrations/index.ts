@@ -13,6 +13,7 @@ import * as directorySearchVersion from './20261122001100_directory_search_versi
 import * as auditEvents from './20261125000100_create_audit_events';
 import * as readVersions from './20261125000200_create_read_versions';
 import * as searchBacklog from './20261125000300_create_contact_search_backlog';
+import * as changeVersion from './20261126000100_users_change_version';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261125000100_create_audit_events', auditEvents],
   ['20261125000200_create_read_versions', readVersions],
   ['20261125000300_create_contact_search_backlog', searchBacklog],
+  ['20261126000100_users_change_version', changeVersion],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config';
 import { createDb, dialectOf, ensureDatabase, type Db } from '../src/lib/db';
 import { createLogger } from '../src/lib/logger';
 import { prepareDatabase } from '../src/startup';
-import { changeDirectory, computePreorder, contactGrams, markSearchChanged, sortNameOf, writeLabels } from '../src/modules/contacts';
+import { changeDirectory, changeStamp, computePreorder, contactGrams, markSearchChanged, sortNameOf, writeLabels } from '../src/modules/contacts';
 import { seedAuditEvents } from './demo-audit';
 import { seedFailedLogins } from './demo-security';
 import { personName, phoneNumber, pick, prng, treeShape } from './demo-data';
@@ -131,6 +131,7 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
           organization_id: 1,
           status: pick(random, ['online', 'offline', 'offline', 'busy']),
           is_active: true,
+          change_version: changeStamp(trx),
           ...stamp,
         });
         nextId++;

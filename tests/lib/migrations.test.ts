@@ -5,7 +5,7 @@ import { openOwnSeededDb } from '../helpers/context';
  * The newest migrations go down and up again on a seeded database (users and grants in
  * place) without losing a grant. On MySQL in a database of its own, dropped after.
  */
-test('the five newest migrations go down (contact_search_backlog, read_versions, audit_events, then role_permission_names keeping every grant) and up again', async () => {
+test('the six newest migrations go down (users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
   const { db, done } = await openOwnSeededDb('migrations');
   try {
     const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
@@ -14,7 +14,11 @@ test('the five newest migrations go down (contact_search_backlog, read_versions,
     expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
-    // the newest first (contact_search_backlog), then read_versions, audit_events, directory_state.search_version, role_permission_names
+    // the newest first (users.change_version), then contact_search_backlog, read_versions,
+    // audit_events, directory_state.search_version, role_permission_names
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasColumn('users', 'change_version')).toBe(false);
+    expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
     await db.migrate.down(MIGRATIONS);
     expect(await db.schema.hasTable('contact_search_backlog')).toBe(false);
     expect(await db.schema.hasTable('read_versions')).toBe(true);
@@ -37,6 +41,7 @@ test('the five newest migrations go down (contact_search_backlog, read_versions,
     expect(await db.schema.hasTable('audit_events')).toBe(true);
     expect(await db('read_versions').orderBy('name').pluck('name')).toEqual(['account', 'locations', 'reference']);
     expect(await db.schema.hasTable('contact_search_backlog')).toBe(true);
+    expect(await db.schema.hasColumn('users', 'change_version')).toBe(true);
   } finally {
     await done();
   }

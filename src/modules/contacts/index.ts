@@ -28,7 +28,7 @@ export { contactGrams, SEARCH_FIELDS } from './search/grams';
 export { SearchIndex } from './search/search-index';
 export { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './tree/integrity';
 export { computePreorder, writeLabels } from './tree/labels';
-export { directoryChangesInFlight, markSearchChanged } from './tree/lock';
+export { changeStamp, directoryChangesInFlight, markSearchChanged } from './tree/lock';
 export { sortNameOf } from './tree/order';
 export { ContactWrites } from './write/contact-writes.service';
 export { insertContact, updateContact, type ContactChanges, type ContactInsert } from './write/contact.writer';

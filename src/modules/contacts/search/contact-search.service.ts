@@ -44,8 +44,8 @@ export class ContactSearch {
       include_inactive: false,
     };
     const needle = input.q.toLowerCase();
-    const snapshot = this.index && (await this.index.at(versions.search, needle));
-    const { ids, total } = snapshot ? snapshot.search(needle, filters, limit) : await rankedSearch(this.db, { ...filters, search: input.q }, limit);
+    const view = this.index && (await this.index.at(versions, needle));
+    const { ids, total } = view ? view.search(needle, filters, limit) : await rankedSearch(this.db, { ...filters, search: input.q }, limit);
     const contacts = await this.contactsByIds(ids);
     return {
       contacts: contacts.map(({ level: _level, ...c }) => c),

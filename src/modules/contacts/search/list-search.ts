@@ -34,8 +34,8 @@ export class ListSearch {
    */
   async page(f: SearchFilters, versions: DirectoryVersions, range: OrdRange | undefined, page: { offset: number; limit: number }): Promise<{ ids: number[]; statistics: ContactStatistics }> {
     const needle = f.search.toLowerCase();
-    const snapshot = this.index && (await this.index.at(versions.search, needle, versions.directory));
-    if (snapshot) return snapshot.listingPage(needle, f, range, page);
+    const view = this.index && (await this.index.at(versions, needle, true));
+    if (view) return view.listingPage(needle, f, range, page);
     const set = await searchSet(this.db, f, range, LIST_SEARCH_FIELDS);
     return { ids: set.slice(page.offset, page.offset + page.limit).map((m) => m.id), statistics: statisticsOf(set) };
   }
@@ -47,7 +47,7 @@ export class ListSearch {
    */
   async unitMatchIds(f: SearchFilters & { unit_id: number }, versions: DirectoryVersions): Promise<number[] | null> {
     const needle = f.search.toLowerCase();
-    const snapshot = this.index && (await this.index.at(versions.search, needle));
-    return snapshot ? snapshot.listing(needle, f).map((m) => m.id) : null;
+    const view = this.index && (await this.index.at(versions, needle));
+    return view ? view.listingIds(needle, f) : null;
   }
 }

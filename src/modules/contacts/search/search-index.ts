@@ -1,5 +1,9 @@
 import type { Db } from '../../../lib/db';
-import { SEPARATOR, SearchSnapshot } from './snapshot';
+import type { DirectoryVersions } from '../tree/lock';
+import { SEPARATOR } from './matching';
+import { ChangedContacts } from './overlay';
+import { SearchSnapshot } from './snapshot';
+import { SearchView } from './view';
 
 /**
  * What each build reports (for the service's metrics): whether it succeeded, and when the build
@@ -11,18 +15,27 @@ export interface IndexBuild {
 }
 
 /**
- * The search snapshot of one service process. A search first reads the directory's search
- * version (every change of what a search sees bumps it in its own transaction; a move does not): only a snapshot of that version
- * or a newer one answers it, so an answer never misses a committed change. A listing's search
- * also reads the directory version (which a move bumps too) and needs that one reached as well
- * (list-search.ts). Otherwise the search runs in SQL and, once `refreshMs` has passed since the
- * last build (longer while writes keep outdating the builds: `pace`), a new snapshot is built in
- * the background. With `refreshMs` 0 the search waits for that build instead.
- * A build that fails is reported to `onError` and leaves the searches to SQL. Every build,
- * either way, is reported to `onBuild` when one is given.
+ * The search snapshot of one service process, and the contacts changed since its build.
+ *
+ * A search first reads the directory's versions with its session. The snapshot answers alone
+ * when it has reached them: the search version (every change of what a search shows bumps it; a
+ * move does not) for the search endpoint, the directory version (which a move bumps too) for a
+ * listing, whose order and ranges come from the tree. Otherwise the contacts changed since the
+ * build are read (overlay.ts: one indexed read of those changed since the last such read, shared
+ * by the searches waiting for it), and the snapshot with them answers (view.ts): an answer never
+ * misses a committed change. Once `refreshMs` has passed since the last build (longer while
+ * writes keep outdating the builds: `pace`), or when more than MAX_CHANGED contacts changed, a
+ * new snapshot is built in the background; SQL answers only before the first build, after one
+ * failed, or while too many contacts changed. With `refreshMs` 0 a search waits for a build
+ * instead (tests). A build that fails is reported to `onError` and leaves the searches to SQL.
+ * Every build, either way, is reported to `onBuild` when one is given.
  */
 export class SearchIndex {
   private snapshot: SearchSnapshot | null = null;
+  /** the contacts changed since the snapshot's build, as far as read */
+  private changed: ChangedContacts | null = null;
+  /** the read of changed contacts under way: one at a time, shared by the searches that wait for it */
+  private catchingUp: Promise<void> | null = null;
   private building: Promise<SearchSnapshot | null> | null = null;
   private lastBuild = Number.NEGATIVE_INFINITY;
   /** the newest versions asked for since the running build began: if it ends older, it came too late */
@@ -54,24 +67,59 @@ export class SearchIndex {
   }
 
   /**
-   * A snapshot at least as new as the search `version` (and, when given, the directory's
-   * `treeVersion`: a listing needs the tree as it is), or null when the caller should search in
-   * SQL. The versions only grow; a database restored to older ones needs the service restarted.
+   * A view of the directory at least as new as the request's `versions` (the search version
+   * alone, unless `tree`: a listing needs the tree as it is too), or null when the caller should
+   * search in SQL. The versions only grow; a database restored to older ones needs the service
+   * restarted.
    */
-  async at(version: number, needle: string, treeVersion?: number): Promise<SearchSnapshot | null> {
+  async at(versions: DirectoryVersions, needle: string, tree = false): Promise<SearchView | null> {
     if (needle.includes(SEPARATOR) || Array.from(needle).length < 2) return null;
-    const current = (s: SearchSnapshot | null): s is SearchSnapshot =>
-      s !== null && s.version >= version && (treeVersion === undefined || s.treeVersion >= treeVersion);
-    if (current(this.snapshot)) return this.snapshot;
-    this.newestAsked = { version: Math.max(this.newestAsked.version, version), treeVersion: Math.max(this.newestAsked.treeVersion, treeVersion ?? 0) };
+    const current = (s: SearchSnapshot | null): s is SearchSnapshot => s !== null && (s.treeVersion >= versions.directory || (!tree && s.version >= versions.search));
+    if (current(this.snapshot)) return new SearchView(this.snapshot, null);
+    this.newestAsked = {
+      version: Math.max(this.newestAsked.version, versions.search),
+      treeVersion: Math.max(this.newestAsked.treeVersion, versions.directory),
+    };
     if (this.refreshMs === 0) {
       while (!current(this.snapshot)) {
         if (!(await this.build())) return null;
       }
-      return this.snapshot;
+      return new SearchView(this.snapshot, null);
     }
     if (!this.building && this.now() - this.lastBuild >= this.intervalMs) void this.build();
+    const changed = await this.changedUpTo(versions.directory);
+    if (changed) return new SearchView(changed.snapshot, changed);
+    // too many changes to add to each answer: a new snapshot, now
+    if (this.changed?.overflowed && !this.building) void this.build();
     return null;
+  }
+
+  /**
+   * The changed contacts of the newest snapshot, read up to the directory `version` at least;
+   * null when there is no snapshot, too many changed, or the read failed. A read that began
+   * before the caller read its version may end short of it: a second read, begun after, cannot
+   * (unless the database went back to older versions: null then, too).
+   */
+  private async changedUpTo(version: number): Promise<ChangedContacts | null> {
+    for (let reads = 0; ; reads++) {
+      const changed = this.changed;
+      if (!changed || changed.overflowed || (reads === 2 && changed.version < version)) return null;
+      if (changed.version >= version) return changed;
+      this.catchingUp ??= changed
+        .catchUp(this.db)
+        .catch((err: unknown) => {
+          this.onError(err);
+          throw err;
+        })
+        .finally(() => {
+          this.catchingUp = null;
+        });
+      try {
+        await this.catchingUp;
+      } catch {
+        return null; // reported once, by the read's own handler
+      }
+    }
   }
 
   /**
@@ -112,6 +160,7 @@ export class SearchIndex {
           // the directory version grows with every change of either kind: the newer build wins
           if (!this.snapshot || built.treeVersion >= this.snapshot.treeVersion) {
             this.snapshot = built;
+            this.changed = new ChangedContacts(built);
             this.snapshotBuiltAt = startedAt;
           }
           this.pace(built);

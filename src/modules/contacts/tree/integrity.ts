@@ -3,7 +3,7 @@ import { chunks } from '../../../lib/chunks';
 import { dialectOf, type Db, type Queryable } from '../../../lib/db';
 import { BACKLOG_TABLE, contactGrams, contactGramsView, SEARCH_FIELDS, type SearchableFields } from '../search/grams';
 import { computePreorder, ORD_LIMIT, writeLabels } from './labels';
-import { lockedChange, markSearchChanged } from './lock';
+import { changeStamp, lockedChange, markSearchChanged } from './lock';
 import { sortNameOf } from './order';
 
 /**
@@ -178,7 +178,7 @@ export async function repairDirectory(db: Db): Promise<DirectoryReport> {
     const { report, rows, sortNames, wrongGrams } = await inspect(trx);
     if (directorySound(report)) return report;
     for (const row of rows.filter((r) => r.sort_name !== sortNames.get(r.id))) {
-      await trx('users').where({ id: row.id }).update({ sort_name: sortNames.get(row.id)! });
+      await trx('users').where({ id: row.id }).update({ sort_name: sortNames.get(row.id)!, change_version: changeStamp(trx) });
     }
     // labels out of order, or sort names changed: the whole pre-order labelled afresh (ORD_STEP
     // apart); else only the wrong depths, each row keeping its label

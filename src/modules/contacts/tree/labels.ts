@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { compareCodePoints } from '../../../lib/text';
+import { changeStamp } from './lock';
 
 /**
  * The labels of the directory's order key (see order.ts): appended rows are ORD_STEP
@@ -17,7 +18,8 @@ export async function writeLabels(
   for (const chunk of chunks(rows)) {
     const ids = chunk.map((r) => r.id);
     const cases = chunk.map(() => 'WHEN ? THEN ?').join(' ');
-    const update: Record<string, Knex.Raw> = {
+    const update: Record<string, Knex.Raw | number> = {
+      change_version: changeStamp(trx),
       tree_ord: trx.raw(`CASE id ${cases} END`, chunk.flatMap((r) => [r.id, r.tree_ord])),
     };
     if (chunk[0].depth !== undefined) {

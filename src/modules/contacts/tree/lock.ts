@@ -17,6 +17,24 @@ import type { ReadVersions } from '../../../lib/http/auth-context';
  */
 export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
   await trx('directory_state').where({ id: 1 }).increment('version', 1);
+  const { version } = await trx('directory_state').where({ id: 1 }).first('version');
+  stamps.set(trx, Number(version));
+}
+
+/** The directory version that each transaction holding the lock commits as (lockDirectory). */
+const stamps = new WeakMap<Knex.Transaction, number>();
+
+/**
+ * What a write of a contact row stores as its `change_version`: the directory version of the
+ * transaction that holds the lock. Every write of a column that the search index holds (the
+ * searched fields, unit, department, role, parent, order key, depth, activity) sets it, so that
+ * the index can read the contacts changed since its build (search/overlay.ts). Throws for a
+ * transaction that does not hold the lock: such a write would not be serialized with the others.
+ */
+export function changeStamp(trx: Knex.Transaction): number {
+  const stamp = stamps.get(trx);
+  if (stamp === undefined) throw new Error('a write of the directory outside its lock (lockedChange)');
+  return stamp;
 }
 
 /** The last tree change of each process's database handle, queued or running (lockedChange). */

@@ -4,6 +4,7 @@ import { compareCodePoints } from '../../../lib/text';
 import { chunks } from '../../../lib/chunks';
 import { lastLabelBefore, makeRoom } from './gaps';
 import { ORD_LIMIT, ORD_STEP, writeLabels } from './labels';
+import { changeStamp } from './lock';
 
 /**
  * The directory's pre-order, kept as an order key on each contact.
@@ -128,7 +129,7 @@ export class TreeOrder {
         await this.trx('users')
           .where('tree_ord', '>=', rows[0].tree_ord)
           .andWhere('tree_ord', '<=', end)
-          .update({ tree_ord: this.trx.raw('0 - tree_ord') });
+          .update({ tree_ord: this.trx.raw('0 - tree_ord'), change_version: changeStamp(this.trx) });
       }
     }
     for (const chunk of chunks(rootIds)) {
@@ -137,7 +138,7 @@ export class TreeOrder {
       await this.trx('users')
         .whereIn('id', chunk)
         .where((q) => (parentId === null ? q.whereNotNull('parent_id') : q.whereNull('parent_id').orWhereNot('parent_id', parentId)))
-        .update({ parent_id: parentId, updated_at: new Date() });
+        .update({ parent_id: parentId, updated_at: new Date(), change_version: changeStamp(this.trx) });
     }
     const names = new Map<number, string>();
     for (const chunk of chunks(rootIds)) {

@@ -4,7 +4,7 @@ import { BadRequestError } from '../../../lib/errors';
 import type { UserRow } from '../read/users.queries';
 import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from '../search/grams';
 import { lineageOf } from '../tree/lineage';
-import { markSearchChanged } from '../tree/lock';
+import { changeStamp, markSearchChanged } from '../tree/lock';
 import { sortNameOf, TreeOrder } from '../tree/order';
 
 /**
@@ -68,6 +68,7 @@ export async function insertContact(trx: Knex.Transaction, fields: ContactInsert
     sort_name: sortNameOf(fields.name),
     tree_ord: 0,
     depth: 0,
+    change_version: changeStamp(trx),
     is_active: true,
     created_at: now,
     updated_at: now,
@@ -107,6 +108,8 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   // whose clock lags another's: updated_at is the row's version for If-Match (contactRowTag)
   const updatedAt = new Date(Math.max(Date.now(), Date.parse(current.updated_at) + 1));
   const row: Record<string, unknown> = { ...changes, updated_at: updatedAt };
+  // an update that changes nothing leaves the search index nothing to read again
+  if (Object.values(changes).some((value) => value !== undefined)) row.change_version = changeStamp(trx);
   // no token outlives the rights it was issued for
   if (changes.role_id !== undefined && changes.role_id !== current.role_id) row.token_version = trx.raw('token_version + 1');
   const renamed = changes.name !== undefined && sortNameOf(changes.name) !== sortNameOf(current.name);
@@ -147,6 +150,7 @@ export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): 
       status: 'offline',
       token_version: trx.raw('token_version + 1'),
       updated_at: new Date(),
+      change_version: changeStamp(trx),
     });
     const children = await trx('users').whereIn('parent_id', chunk).pluck('id');
     orphans.push(...children.map(Number).filter((id) => !removed.has(id)));

@@ -3,7 +3,7 @@ import { chunks } from '../../../lib/chunks';
 import { writeRows } from '../../../lib/db';
 import { compareCodePoints } from '../../../lib/text';
 import { addToSearchBacklog } from '../search/backlog';
-import { markSearchChanged } from '../tree/lock';
+import { changeStamp, markSearchChanged } from '../tree/lock';
 import { sortNameOf, TreeOrder } from '../tree/order';
 import type { ContactInsert } from './contact.writer';
 
@@ -71,10 +71,11 @@ export async function insertContactForest(trx: Knex.Transaction, contacts: reado
   const levels: Node[][] = [];
   for (const node of nodes) (levels[node.level] ??= []).push(node);
   const now = new Date();
+  const stamp = changeStamp(trx);
   for (const level of levels) {
     level.sort((a, b) => labels.get(a.index)!.tree_ord - labels.get(b.index)!.tree_ord);
     for (const chunk of chunks(level, INSERT_ROWS)) {
-      const rows = chunk.map((n) => rowOf(n, labels.get(n.index)!, ids, now));
+      const rows = chunk.map((n) => rowOf(n, labels.get(n.index)!, ids, now, stamp));
       await writeRows(trx, 'users', rows);
       const written = await trx('users').whereIn('service_no', chunk.map((n) => n.contact.service_no)).select('id', 'service_no');
       for (const r of written) ids.set(String(r.service_no), Number(r.id));
@@ -100,7 +101,7 @@ function preorder(root: Node, order: (a: Node, b: Node) => number): Array<{ key:
   return rows;
 }
 
-function rowOf(node: Node, label: { tree_ord: number; depth: number }, ids: ReadonlyMap<string, number>, now: Date): Record<string, unknown> {
+function rowOf(node: Node, label: { tree_ord: number; depth: number }, ids: ReadonlyMap<string, number>, now: Date, stamp: number): Record<string, unknown> {
   const { parent, ...c } = node.contact;
   const parentId = parent === null ? null : 'id' in parent ? parent.id : ids.get(parent.serviceNo)!;
   return {
@@ -121,6 +122,7 @@ function rowOf(node: Node, label: { tree_ord: number; depth: number }, ids: Read
     organization_id: c.organization_id ?? 1,
     status: c.status ?? 'offline',
     tree_ord: label.tree_ord,
+    change_version: stamp,
     depth: label.depth,
     is_active: true,
     created_at: now,

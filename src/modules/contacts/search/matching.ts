@@ -1,0 +1,91 @@
+import { ROLE_ID } from '../../access';
+import type { ContactFilters, RoleFilter } from '../read/listing.queries';
+import type { OrdRange } from '../tree/lineage';
+import { LIST_SEARCH_FIELDS } from './candidates';
+import { SEARCH_FIELDS, type SearchableFields } from './grams';
+
+/**
+ * What the in-memory index decides about one contact, whether it comes from the snapshot
+ * (snapshot.ts) or was read afresh because it changed since (overlay.ts): the same tests for
+ * both, so that a contact is matched and ranked alike wherever the index holds it.
+ */
+
+/** Between the fields of a contact in its searchable text; a term holding it is left to SQL. */
+export const SEPARATOR = '\u0000';
+
+/**
+ * A listing's `search` matches the first LISTED fields of a text (LIST_SEARCH_FIELDS is
+ * SEARCH_FIELDS without the last, `mobile`): checked once, when this module loads.
+ */
+const LISTED: number = LIST_SEARCH_FIELDS.length;
+if (LIST_SEARCH_FIELDS.some((field, i) => SEARCH_FIELDS[i] !== field)) throw new Error('LIST_SEARCH_FIELDS must begin SEARCH_FIELDS');
+
+/** What the index keeps of a contact's searchable fields. */
+export interface IndexedText {
+  /** the lower-cased fields joined by SEPARATOR, the name first (SEARCH_FIELDS' order) */
+  text: string;
+  /** where the LISTED fields of the text end */
+  listedEnd: number;
+  serviceNo: string;
+  email: string;
+}
+
+export function indexedTextOf(row: SearchableFields): IndexedText {
+  const text = SEARCH_FIELDS.map((f) => (typeof row[f] === 'string' ? (row[f] as string).toLowerCase() : '')).join(SEPARATOR);
+  let listedEnd = text.length;
+  if (LISTED < SEARCH_FIELDS.length) {
+    listedEnd = -1;
+    for (let i = 0; i < LISTED; i++) listedEnd = text.indexOf(SEPARATOR, listedEnd + 1);
+  }
+  return { text, listedEnd, serviceNo: String(row.service_no).toLowerCase(), email: String(row.email) };
+}
+
+/** The sort name of a text's contact (tree/order.ts sortNameOf: the lower-cased name, at most 255 code points). */
+export function sortNameOfText(text: string): string {
+  const end = text.indexOf(SEPARATOR);
+  return Array.from(end < 0 ? text : text.slice(0, end)).slice(0, 255).join('');
+}
+
+/** As applyFilters (listing.queries.ts) reads role_filter. */
+function roleAdmits(filter: RoleFilter, roleId: number): boolean {
+  if (filter === 'super_admin') return roleId === ROLE_ID.superAdmin;
+  if (filter === 'admin') return roleId === ROLE_ID.admin;
+  return filter === 'all' || (roleId !== ROLE_ID.superAdmin && roleId !== ROLE_ID.admin);
+}
+
+/**
+ * Whether a contact passes a listing's filters (but the search term), as applyFilters does in
+ * SQL. Its columns come one by one, not as an object: this runs for every candidate of a search.
+ * departmentId 0: none.
+ */
+export function admits(
+  f: Omit<ContactFilters, 'search'>,
+  range: OrdRange | undefined,
+  active: boolean,
+  unitId: number,
+  departmentId: number,
+  roleId: number,
+  treeOrd: number,
+): boolean {
+  if (!f.include_inactive && !active) return false;
+  if (f.unit_id !== undefined && unitId !== f.unit_id) return false;
+  if (f.department_id !== undefined && departmentId !== f.department_id) return false;
+  if (!roleAdmits(f.role_filter, roleId)) return false;
+  return range === undefined || (treeOrd > range.after && treeOrd < range.before);
+}
+
+/** Whether a listing's lower-cased term lies in one of the LISTED fields (a term holds no SEPARATOR, so it lies within one field). */
+export function listedMatch(text: string, listedEnd: number, needle: string): boolean {
+  const at = text.indexOf(needle);
+  return at >= 0 && at < listedEnd;
+}
+
+/**
+ * The search endpoint's rank of a contact whose text holds the term: 0 for an exact service
+ * number or e-mail, 1 for a name that starts with it (the text starts with the lower-cased
+ * name, and a term of at most 100 characters without SEPARATOR is a prefix of it exactly when it
+ * is one of the sort name), 2 for the rest.
+ */
+export function searchRank(text: string, serviceNo: string, email: string, needle: string): 0 | 1 | 2 {
+  return serviceNo === needle || email === needle ? 0 : text.startsWith(needle) ? 1 : 2;
+}

@@ -1,0 +1,81 @@
+import type { Db } from '../../../lib/db';
+import { directoryVersions } from '../tree/lock';
+import { SEARCH_FIELDS, type SearchableFields } from './grams';
+import { indexedTextOf, sortNameOfText, type IndexedText } from './matching';
+import type { SearchSnapshot } from './snapshot';
+
+/** A contact as it is now, read because it changed since the snapshot's build. */
+export interface ChangedContact extends IndexedText {
+  id: number;
+  sortName: string;
+  active: boolean;
+  unitId: number;
+  /** 0: no department */
+  departmentId: number;
+  roleId: number;
+  /** 0: a root */
+  parentId: number;
+  treeOrd: number;
+}
+
+/**
+ * At most this many changed contacts are kept beside a snapshot. Each search walks all of them,
+ * so past this a new snapshot is built, and SQL answers until it is (a move that relabels a
+ * large unit can change more at once).
+ */
+export const MAX_CHANGED = 5000;
+
+/**
+ * The contacts changed since a snapshot's build, each as it is now: with them the snapshot
+ * answers at a newer directory version than its own, instead of leaving every search to SQL
+ * until the next build (docs/performance.md, "A mixed load").
+ *
+ * Every write of what the index holds stamps the row with its transaction's directory version
+ * (tree/lock.ts changeStamp), under the directory lock. So once the directory's version V is
+ * read, every change up to V has committed, and one indexed read of the rows stamped after the
+ * last version caught up to (`change_version > ?`) brings every one of them: `version` then
+ * becomes V. A snapshot's walks skip its slots of the changed contacts (`shadowed`), and the
+ * view (view.ts) adds the contacts as they are now.
+ */
+export class ChangedContacts {
+  readonly contacts = new Map<number, ChangedContact>();
+  /** 1 at the snapshot's slot of each changed contact */
+  readonly shadowed: Uint8Array;
+  /** every change up to this directory version is in `contacts` */
+  version: number;
+  /** more than MAX_CHANGED: of no more use */
+  overflowed = false;
+
+  constructor(readonly snapshot: SearchSnapshot) {
+    this.shadowed = new Uint8Array(snapshot.size);
+    this.version = snapshot.treeVersion;
+  }
+
+  /** Reads the contacts changed since `version` (rows changed again are read again) and brings `version` to the directory's. */
+  async catchUp(db: Db): Promise<void> {
+    const { version } = await directoryVersions(db);
+    const rows = await db('users')
+      .where('change_version', '>', this.version)
+      .limit(MAX_CHANGED + 1)
+      .select('id', 'unit_id', 'department_id', 'role_id', 'parent_id', 'tree_ord', 'is_active', ...SEARCH_FIELDS);
+    for (const row of rows) {
+      const id = Number(row.id);
+      const text = indexedTextOf(row as SearchableFields);
+      this.contacts.set(id, {
+        id,
+        ...text,
+        sortName: sortNameOfText(text.text),
+        active: Boolean(Number(row.is_active)),
+        unitId: Number(row.unit_id),
+        departmentId: row.department_id === null ? 0 : Number(row.department_id),
+        roleId: Number(row.role_id),
+        parentId: row.parent_id === null ? 0 : Number(row.parent_id),
+        treeOrd: Number(row.tree_ord),
+      });
+      const slot = this.snapshot.slotOf(id);
+      if (slot >= 0) this.shadowed[slot] = 1;
+    }
+    if (rows.length > MAX_CHANGED || this.contacts.size > MAX_CHANGED) this.overflowed = true;
+    this.version = Math.max(this.version, version);
+  }
+}

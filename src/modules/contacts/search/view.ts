@@ -1,0 +1,105 @@
+import { compareCodePoints } from '../../../lib/text';
+import { statistics, type ContactFilters, type ContactStatistics } from '../read/listing.queries';
+import type { OrdRange } from '../tree/lineage';
+import { admits, listedMatch, searchRank } from './matching';
+import type { ChangedContact, ChangedContacts } from './overlay';
+import { countMatch, type SearchSnapshot } from './snapshot';
+
+type Filters = Omit<ContactFilters, 'search'>;
+
+const byName = (a: { sortName: string; id: number }, b: { sortName: string; id: number }) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id;
+const byOrder = (a: ChangedContact, b: ChangedContact) => a.treeOrd - b.treeOrd || a.id - b.id;
+
+/**
+ * What answers a search from memory: a snapshot, and the contacts changed since its build
+ * (null: none, the snapshot is current). The snapshot's walks skip the changed contacts; each
+ * answer adds those of them that match, as they are now, in their places: by name for the
+ * search endpoint, by order key for a listing. Both are what SQL would answer at the version the
+ * changed contacts were read up to.
+ */
+export class SearchView {
+  constructor(
+    private readonly snapshot: SearchSnapshot,
+    private readonly changed: ChangedContacts | null,
+  ) {}
+
+  /** How many changed contacts it adds to the snapshot's answers (0: the snapshot is current). */
+  get changes(): number {
+    return this.changed ? this.changed.contacts.size : 0;
+  }
+
+  /**
+   * The search endpoint's matches of a lower-cased term (two or more characters, no SEPARATOR)
+   * among the active contacts: exact service number or e-mail, then name prefix, then the rest,
+   * each by name; the ids of the first `limit` and the count of all.
+   */
+  search(needle: string, f: Filters, limit: number): { ids: number[]; total: number } {
+    const { ranked, total } = this.snapshot.ranked(needle, f, limit, this.changed?.shadowed);
+    const added: ChangedContact[][] = [[], [], []];
+    for (const c of this.changedContacts()) {
+      if (admits(f, undefined, c.active, c.unitId, c.departmentId, c.roleId, c.treeOrd) && c.text.includes(needle)) {
+        added[searchRank(c.text, c.serviceNo, c.email, needle)].push(c);
+      }
+    }
+    const ids: number[] = [];
+    for (let rank = 0; rank < 3 && ids.length < limit; rank++) {
+      let inRank = ranked[rank].map((slot) => ({ id: this.snapshot.idAt(slot), sortName: '' }));
+      if (added[rank].length > 0) {
+        for (const [i, slot] of ranked[rank].entries()) inRank[i].sortName = this.snapshot.sortNameAt(slot);
+        inRank = [...inRank, ...added[rank]].sort(byName);
+      }
+      for (const m of inRank.slice(0, limit - ids.length)) ids.push(m.id);
+    }
+    return { ids, total: total + added[0].length + added[1].length + added[2].length };
+  }
+
+  /**
+   * One page of a listing's matched set (the directory's pre-order): the ids at
+   * [offset, offset + limit), and the counters over the whole set (statisticsOf's).
+   */
+  listingPage(needle: string, f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): { ids: number[]; statistics: ContactStatistics } {
+    const { ranks, counts } = this.snapshot.matchRanks(needle, f, range, this.changed?.shadowed);
+    const added = this.listedChanges(needle, f, range);
+    for (const c of added) countMatch(counts, c.parentId, c.roleId);
+    const ids: number[] = [];
+    // the two sorted lists merged, up to the end of the page
+    let i = 0;
+    let j = 0;
+    for (let at = 0; at < page.offset + page.limit && (i < ranks.length || j < added.length); at++) {
+      let id: number;
+      const slot = i < ranks.length ? this.snapshot.slotAtRank(ranks[i]) : -1;
+      const fromSnapshot =
+        j === added.length ||
+        (slot >= 0 && (this.snapshot.treeOrdAt(slot) - added[j].treeOrd || this.snapshot.idAt(slot) - added[j].id) < 0);
+      if (fromSnapshot) {
+        id = this.snapshot.idAt(slot);
+        i++;
+      } else {
+        id = added[j++].id;
+      }
+      if (at >= page.offset) ids.push(id);
+    }
+    return { ids, statistics: statistics(ranks.length + added.length, counts.roots, counts.supers, counts.admins) };
+  }
+
+  /** The ids of a listing's matched set, in no useful order (a unit tree reads their rows afresh). */
+  listingIds(needle: string, f: Filters): number[] {
+    const { ranks } = this.snapshot.matchRanks(needle, f, undefined, this.changed?.shadowed);
+    const ids = Array.from(ranks, (rank) => this.snapshot.idAt(this.snapshot.slotAtRank(rank)));
+    for (const c of this.listedChanges(needle, f, undefined)) ids.push(c.id);
+    return ids;
+  }
+
+  /** The changed contacts in a listing's matched set, in the pre-order. */
+  private listedChanges(needle: string, f: Filters, range: OrdRange | undefined): ChangedContact[] {
+    const found: ChangedContact[] = [];
+    for (const c of this.changedContacts()) {
+      if (admits(f, range, c.active, c.unitId, c.departmentId, c.roleId, c.treeOrd) && listedMatch(c.text, c.listedEnd, needle)) found.push(c);
+    }
+    return found.sort(byOrder);
+  }
+
+  private changedContacts(): Iterable<ChangedContact> {
+    return this.changed ? this.changed.contacts.values() : [];
+  }
+}
