@@ -3,7 +3,6 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type Redis from 'ioredis';
 import type { Config } from './config';
-import { AuditTrail } from './lib/audit';
 import { ping, type Db } from './lib/db';
 import { ValidationError } from './lib/errors';
 import { errorHandler, notFound } from './lib/http/errors';
@@ -12,7 +11,7 @@ import { queryOnce } from './lib/http/query-once';
 import { requestLog } from './lib/http/request-log';
 import { wellFormedBody } from './lib/http/well-formed';
 import type { Logger } from './lib/logger';
-import { AuditLog, auditRouter } from './modules/audit';
+import { AuditLog, auditRouter, AuditTrail } from './modules/audit';
 import { Metrics, metricsEndpoint } from './lib/metrics';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
@@ -22,6 +21,7 @@ import {
   ContactSearch,
   ContactWrites,
   directoryChangesInFlight,
+  findUserRow,
   SearchBacklog,
   SearchIndex,
   sessionSource,
@@ -79,7 +79,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
       writes: new ContactWrites({ db, reads, passwords, audit }),
     },
     locations: new LocationsService({ db, audit }),
-    audit: new AuditLog({ db }),
+    audit: new AuditLog({ db, contactExists: async (id) => (await findUserRow(db, id)) !== null }),
     security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
     reference: { reference: new ReferenceService({ db, audit }), roles: new RolesService({ db, audit }) },
     transfer: {

@@ -1,6 +1,6 @@
 import { config as loadEnv } from 'dotenv';
 import { loadConfig } from './config';
-import { pruneAuditTrail } from './lib/audit';
+import { pruneAuditTrail } from './modules/audit';
 import { createDb, type Db } from './lib/db';
 import { createLogger } from './lib/logger';
 import { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './modules/contacts';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { pruneAuditTrail } from '../../src/lib/audit';
+import { pruneAuditTrail } from '../../src/modules/audit';
 import { setupTestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
 import { createOrgWithMembers, SECURITY_TEST_ENV, signIn, SUPER_ADMIN, type Org } from '../security/security-support';

@@ -12,6 +12,8 @@ const PROBES: Record<string, [file: string, code: string]> = {
   throughIndex: ['src/modules/accounts/probe.ts', "export { findUser } from '../contacts';\n"],
   deepImport: ['src/modules/accounts/probe.ts', "export { insertContact } from '../contacts/write/contact.writer';\n"],
   forbiddenArrow: ['src/modules/access/probe.ts', "export { findUser } from '../contacts';\n"],
+  auditReachesContacts: ['src/modules/audit/probe.ts', "export { findUser } from '../contacts';\n"],
+  contactsWriteTheTrail: ['src/modules/contacts/write/probe.ts', "export { AuditTrail } from '../../audit';\n"],
   libReachesUp: ['src/lib/probe.ts', "export { findUser } from '../modules/contacts';\nexport type { Config } from '../config';\n"],
   moduleImportsShell: ['src/modules/contacts/probe.ts', "export type { Config } from '../../config';\n"],
   insideModule: ['src/modules/contacts/read/probe.ts', "export { contactQuery } from './users.queries';\n"],
@@ -49,6 +51,11 @@ const boundaryErrors = (probe: keyof typeof PROBES): string[] => errors[probe];
 describe('import boundaries (npm run lint)', () => {
   test('another module may use contacts through its index.ts', () => {
     expect(boundaryErrors('throughIndex')).toEqual([]);
+  });
+
+  test('the audit module, which every writer imports, may import only access; contacts may write the trail through it', () => {
+    expect(boundaryErrors('auditReachesContacts')).toEqual(['The audit module may depend only on: access.']);
+    expect(boundaryErrors('contactsWriteTheTrail')).toEqual([]);
   });
 
   test("refuses a deep import of a module's internal file", () => {

@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { actorOf } from '../../lib/audit';
+import { actorOf } from '../audit';
 import { authOf, clientOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';

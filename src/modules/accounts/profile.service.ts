@@ -1,4 +1,4 @@
-import { changesOf, type Actor, type AuditTrail } from '../../lib/audit';
+import { changesOf, type Actor, type AuditTrail } from '../audit';
 import type { Db } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import {

@@ -1,6 +1,6 @@
 import type { Db } from '../../lib/db';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
-import { changesOf, type Actor, type AuditTrail } from '../../lib/audit';
+import { changesOf, type Actor, type AuditTrail } from '../audit';
 import { assertRoleWithinReach, type PasswordHasher } from '../access';
 import { assertUnique, changeDirectory, findUser, insertContact, type UniqueClaim, type UniqueField } from '../contacts';
 import { organizationExists, resolveReferenceNames } from '../reference';

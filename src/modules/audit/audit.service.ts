@@ -1,7 +1,6 @@
 import type { Db } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
 import { pageOf } from '../../lib/http/validate';
-import { findUserRow } from '../contacts';
 import { eventsPage, type AuditFilters, type AuditScope } from './audit.queries';
 import { AUDIT_PAGE } from './audit.validators';
 
@@ -13,9 +12,12 @@ export type AuditListInput = AuditFilters & { page?: number; limit?: number };
  */
 export class AuditLog {
   private readonly db: Db;
+  /** whether a contact exists, active or not (the contacts module's; app.ts wires it) */
+  private readonly contactExists: (id: number) => Promise<boolean>;
 
-  constructor(deps: { db: Db }) {
+  constructor(deps: { db: Db; contactExists: (id: number) => Promise<boolean> }) {
     this.db = deps.db;
+    this.contactExists = deps.contactExists;
   }
 
   async list(scope: AuditScope, input: AuditListInput) {
@@ -26,7 +28,7 @@ export class AuditLog {
 
   /** GET /api/contacts/:id/history: the entries about one contact, deleted ones included. */
   async contactHistory(scope: AuditScope, id: number, input: Omit<AuditListInput, 'target_type' | 'target_id' | 'actor_id'>) {
-    if (!(await findUserRow(this.db, id))) throw new NotFoundError('Contact not found');
+    if (!(await this.contactExists(id))) throw new NotFoundError('Contact not found');
     return { contact_id: id, ...(await this.list(scope, { ...input, target_type: 'contact', target_id: id })) };
   }
 }

@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { actorOf } from '../../lib/audit';
+import { actorOf } from '../audit';
 import { authOf } from '../../lib/http/auth-context';
 import { conditional } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';

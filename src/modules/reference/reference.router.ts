@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { body, param, query } from 'express-validator';
 import { NotFoundError } from '../../lib/errors';
-import { actorOf } from '../../lib/audit';
+import { actorOf } from '../audit';
 import { authOf } from '../../lib/http/auth-context';
 import { conditional } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { changesOf, type Actor, type AuditTrail, type Changes } from '../../lib/audit';
+import { changesOf, type Actor, type AuditTrail, type Changes } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation, versionedChange, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation, versionedChange, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
-import { changesOf, type Actor, type AuditTrail } from '../../lib/audit';
+import { changesOf, type Actor, type AuditTrail } from '../audit';
 import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
 import { assertRoleWithinReach, BUILT_IN_ROLE_IDS, permissionList, writeGrants } from '../access';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../lib/db';
 import { AppError, ValidationError } from '../../lib/errors';
-import type { Actor, AuditTrail } from '../../lib/audit';
+import type { Actor, AuditTrail } from '../audit';
 import type { PasswordHasher } from '../access';
 import { assertChangeReferences, changeDirectory, insertContactForest, updateContact, type SearchBacklog } from '../contacts';
 import { mapHeader } from './columns';

@@ -2,7 +2,7 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import { query } from 'express-validator';
 import multer from 'multer';
 import { AppError, ValidationError } from '../../lib/errors';
-import { actorOf } from '../../lib/audit';
+import { actorOf } from '../audit';
 import { sendSuccess } from '../../lib/http/respond';
 import { boolRule, inputOf, intRule, oneOfRule, validate } from '../../lib/http/validate';
 import { requirePermission as can } from '../access';

@@ -1,5 +1,5 @@
 import { Router, type Request, type RequestHandler } from 'express';
-import { actorOf } from '../../../lib/audit';
+import { actorOf } from '../../audit';
 import { conditional, extendETag, listedTags } from '../../../lib/http/conditional';
 import { authOf } from '../../../lib/http/auth-context';
 import { sendKeptJson, sendSuccess } from '../../../lib/http/respond';

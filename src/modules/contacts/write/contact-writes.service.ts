@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { inTransaction, type Db } from '../../../lib/db';
 import { ifMatchHolds } from '../../../lib/http/conditional';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../../lib/errors';
-import { changesOf, type Actor, type AuditTrail, type Changes } from '../../../lib/audit';
+import { changesOf, type Actor, type AuditTrail, type Changes } from '../../audit';
 import { assertRoleWithinReach, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
 import { contactRowTag } from '../read/contact.record';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { writeRows } from '../db';
+import { writeRows } from '../../lib/db';
 import type { Actor } from './actor';
 import { isSecretField, type Changes } from './changes';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../db';
+import type { Db } from '../../lib/db';
 
 /**
  * Deletes the audit entries recorded before `before`, with their targets, a few thousand per

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { authOf, clientOf, type AuthContext, type ClientInfo } from '../http/auth-context';
+import { authOf, clientOf, type AuthContext, type ClientInfo } from '../../lib/http/auth-context';
 
 /**
  * Who makes a change, and from where: the signed-in caller with the request it came in. Every
