@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { bumpVersion } from '../src/lib/db';
-import { ROLE_ID, writeGrants } from '../src/modules/access';
+import { bumpVersion, ROLE_ID, writeGrants } from '../src/modules/access';
 
 /** Every permission a route checks, with what it allows. */
 export const PERMISSIONS: Record<string, string> = {

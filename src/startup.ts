@@ -1,5 +1,5 @@
 import type { Config } from './config';
-import { type Db } from './lib/db';
+import type { Db } from './lib/db';
 import type { Logger } from './lib/logger';
 import { migrationSource } from '../migrations';
 import { seedDatabase } from '../seeds';

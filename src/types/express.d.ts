@@ -1,4 +1,4 @@
-import type { AuthContext } from '../lib/http/auth-context';
+import type { AuthContext } from '../modules/access';
 
 declare global {
   namespace Express {

@@ -6,6 +6,5 @@ export { drain, ping } from './health';
 export { coalescedById, preparedByIds, preparedQuery } from './prepared';
 export { streamRows } from './stream';
 export { whereContains } from './text-match';
-export { bumpVersion, versionedChange, type ReadVersion } from './versions';
 export { inTransaction } from './transaction';
 export { dialectOf, type Db, type Dialect, type Queryable } from './types';

@@ -4,7 +4,8 @@ import type { Request, RequestHandler, Response } from 'express';
  * Conditional reads from versions, not hashes (docs/api.md, Conditional requests). A read's
  * ETag is the versions of what it shows, the caller's role and organization (visibility may
  * differ by them) and a digest of the request's URL: the versions come with the session's row
- * (req.auth.versions), so computing it costs no query and no look at the body. A matching
+ * (req.auth.versions, which access's conditionalRead passes in with the caller), so computing it
+ * costs no query and no look at the body. A matching
  * If-None-Match answers 304 before the read runs, and before validation: the tag names a URL
  * that passed validation under the same versions for the same role and organization, and
  * validation depends on nothing else, so it would pass again (validation was a quarter of a
@@ -50,14 +51,13 @@ function noneMatch(listed: string[], tag: string): string | null {
 }
 
 /**
- * Middleware for a read, after authentication and before validation: `versionsOf` gives the
- * versions the read depends on. Sets `ETag`, or answers 304 with no body when the request's
- * If-None-Match holds it.
+ * Middleware for a read, after authentication and before validation: `keyOf` gives what the
+ * read depends on besides its URL (the versions, and who asks: access's conditionalRead). Sets
+ * `ETag`, or answers 304 with no body when the request's If-None-Match holds it.
  */
-export function conditional(versionsOf: (req: Request) => string): RequestHandler {
+export function conditional(keyOf: (req: Request) => string): RequestHandler {
   return (req, res, next) => {
-    const caller = req.auth ? `${req.auth.roleId}.${req.auth.organizationId}` : '0';
-    const tag = `"${versionsOf(req)}-${caller}-${digest(req.originalUrl)}"`;
+    const tag = `"${keyOf(req)}-${digest(req.originalUrl)}"`;
     const held = noneMatch(listedTags(req.get('if-none-match')), tag);
     res.setHeader('ETag', held ?? tag);
     if (held) {

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../../lib/errors';
-import type { AuthContext } from '../../lib/http/auth-context';
 import { permissionList } from './grants';
 import type { TokenService } from './tokens';
+import type { AuthContext } from './auth-context';
 
 /** What a session needs of its user: the row of the users table with its role's name and permissions. */
 export interface SessionRecord {

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../lib/db';
 import { ForbiddenError } from '../../lib/errors';
-import type { AuthContext } from '../../lib/http/auth-context';
 import { permissionsOfRole } from './grants';
+import type { AuthContext } from './auth-context';
 
 /**
  * The privilege ceiling: nobody may give a role, or act on a contact holding a role, with a

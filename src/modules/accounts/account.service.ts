@@ -1,10 +1,11 @@
 import { inTransaction, type Db } from '../../lib/db';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../../lib/errors';
-import type { AuthContext, ClientInfo } from '../../lib/http/auth-context';
 import type { PasswordHasher, SessionLoader, TokenService, TokenSubject } from '../access';
 import { findUser, findUserBySignIn, markSignedIn, setPassword, type UserRecord } from '../contacts';
 import { FAILED_LOGIN_REASON, recordFailedLogin, type FailedLoginReason } from '../security';
 import { signInUser, tokenSubject } from './account.shapes';
+import type { AuthContext } from '../access';
+import type { ClientInfo } from '../../lib/http/client';
 
 export interface LoginInput {
   /** empty or null when the caller signs in with login_id */

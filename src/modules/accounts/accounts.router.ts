@@ -1,13 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import { actorOf } from '../audit';
-import { authOf, clientOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
-import { requirePermission } from '../access';
+import { authOf, requirePermission } from '../access';
 import type { AccountService, LoginInput } from './account.service';
 import type { ProfileChanges, ProfileService } from './profile.service';
 import type { RegisterInput, RegisterService } from './register.service';
 import { changePasswordRules, loginRules, refreshRules, registerRules, updateProfileRules } from './accounts.validators';
+import { clientOf } from '../../lib/http/client';
 
 export interface AccountServices {
   account: AccountService;

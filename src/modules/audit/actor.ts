@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { authOf, clientOf, type AuthContext, type ClientInfo } from '../../lib/http/auth-context';
+import { authOf, type AuthContext } from '../access';
+import { clientOf, type ClientInfo } from '../../lib/http/client';
 
 /**
  * Who makes a change, and from where: the signed-in caller with the request it came in. Every

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../lib/db';
 import { ForbiddenError } from '../../lib/errors';
-import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
+import type { AuthContext } from '../access';
 
 /**
  * What of the audit trail a caller may see (docs/audit.md, Who sees what), as for the security

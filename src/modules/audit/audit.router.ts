@@ -1,8 +1,7 @@
 import { Router, type RequestHandler } from 'express';
-import { authOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
-import { requirePermission } from '../access';
+import { authOf, requirePermission } from '../access';
 import { scopeOf } from './audit.queries';
 import type { AuditListInput, AuditLog } from './audit.service';
 import { auditListRules, historyRules } from './audit.validators';

@@ -1,10 +1,8 @@
 import { Router, type RequestHandler } from 'express';
 import { actorOf } from '../audit';
-import { authOf } from '../../lib/http/auth-context';
-import { conditional } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
-import { requirePermission } from '../access';
+import { authOf, conditionalRead, requirePermission } from '../access';
 import { LEVELS, type LevelDef } from './locations.levels';
 import type { ListInput, LocationsService, LocationValues } from './locations.service';
 import { createRules, idRules, listRules, parentParamRules, updateRules } from './locations.validators';
@@ -52,7 +50,7 @@ export function locationsRouter(service: LocationsService, requireAuth: RequestH
   const router = Router();
   router.use(requireAuth);
   // reads answer an ETag from the locations' version, and 304 to a matching If-None-Match
-  const fresh = conditional((req) => `l${authOf(req).versions.locations}`);
+  const fresh = conditionalRead((req) => `l${authOf(req).versions.locations}`);
   router.get('/statistics', fresh, async (_req, res) => {
     sendSuccess(res, 200, 'Location statistics retrieved successfully', { statistics: await service.statistics() });
   });

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../audit';
-import { isForeignKeyViolation, isUniqueViolation, versionedChange, whereContains, type Db, type Queryable } from '../../lib/db';
+import { isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
 import { baseQuery, LEVELS, toRecord, type LevelDef, type Row } from './locations.levels';
+import { versionedChange } from '../access';
 
 export const LOCATIONS_PAGE = { defaultLimit: 50, maxLimit: 500 };
 

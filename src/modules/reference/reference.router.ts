@@ -2,11 +2,9 @@ import { Router, type RequestHandler } from 'express';
 import { body, param, query } from 'express-validator';
 import { NotFoundError } from '../../lib/errors';
 import { actorOf } from '../audit';
-import { authOf } from '../../lib/http/auth-context';
-import { conditional } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
 import { idParamRule, inputOf, paginationRules, stringRule, validate } from '../../lib/http/validate';
-import { requirePermission } from '../access';
+import { authOf, conditionalRead, requirePermission } from '../access';
 import { organizations, REFERENCE_RESOURCES, type ResourceSpec } from './reference.resources';
 import { REFERENCE_PAGE, type ListInput, type ReferenceService, type Values } from './reference.service';
 import type { RoleInput, RolesService } from './roles.service';
@@ -36,7 +34,7 @@ function resourceRouter(
   const router = Router();
   router.use(requireAuth);
   // reads answer an ETag from the reference data's version, and 304 to a matching If-None-Match
-  const fresh = conditional((req) => `r${authOf(req).versions.reference}`);
+  const fresh = conditionalRead((req) => `r${authOf(req).versions.reference}`);
 
   router.get('/', fresh, ...listRules(spec), validate, async (req, res) => {
     const input = inputOf<ListInput>(req);
@@ -118,6 +116,6 @@ export function referenceRouter(services: ReferenceServices, requireAuth: Reques
     return auth.permissions.has('organizations.manage') ? null : auth.organizationId;
   };
   router.use('/organizations', resourceRouter(service, organizations, requireAuth, 'organizations.manage', ownOrganization));
-  router.use('/roles', rolesRouter(roles, requireAuth, conditional((req) => `r${authOf(req).versions.reference}`)));
+  router.use('/roles', rolesRouter(roles, requireAuth, conditionalRead((req) => `r${authOf(req).versions.reference}`)));
   return router;
 }

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../audit';
-import { isForeignKeyViolation, isUniqueViolation, versionedChange, whereContains, type Db, type Queryable } from '../../lib/db';
+import { isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
+import { versionedChange } from '../access';
 
 export type Values = Record<string, unknown>;
 

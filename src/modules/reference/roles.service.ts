@@ -1,10 +1,9 @@
 import type { Knex } from 'knex';
-import { isUniqueViolation, versionedChange, type Db, type Queryable } from '../../lib/db';
+import { isUniqueViolation, type Db, type Queryable } from '../../lib/db';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { changesOf, type Actor, type AuditTrail } from '../audit';
-import type { AuthContext } from '../../lib/http/auth-context';
 import { toIsoRequired } from '../../lib/time';
-import { assertRoleWithinReach, BUILT_IN_ROLE_IDS, permissionList, writeGrants } from '../access';
+import { assertRoleWithinReach, type AuthContext, BUILT_IN_ROLE_IDS, permissionList, versionedChange, writeGrants } from '../access';
 import { revokeTokensOfRole } from '../contacts';
 
 /** Roles 1-3 carry fixed meaning (Super_admin, Admin, User): they are not changed through the API. */

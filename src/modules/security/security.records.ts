@@ -1,6 +1,6 @@
 import type { Queryable } from '../../lib/db';
-import type { ClientInfo } from '../../lib/http/auth-context';
 import { canonicalLoginId } from './security.scope';
+import type { ClientInfo } from '../../lib/http/client';
 
 /** The reasons sign-in records (docs/api.md, Security records). */
 export const FAILED_LOGIN_REASON = {

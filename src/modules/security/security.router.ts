@@ -1,11 +1,11 @@
 import { Router, type Request, type RequestHandler } from 'express';
-import { authOf } from '../../lib/http/auth-context';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
 import type { FailedLoginFilters, PasswordChangeFilters } from './security.queries';
 import { scopeOf } from './security.scope';
 import type { PageInput, SecurityService } from './security.service';
 import { failedLoginRules, passwordChangeRules, recentEventsRules } from './security.validators';
+import { authOf } from '../access';
 
 interface ScopedInput {
   organization_id?: number | null;

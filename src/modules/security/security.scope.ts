@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuthContext } from '../../lib/http/auth-context';
+import type { AuthContext } from '../access';
 
 /**
  * What of the security records a caller may see (docs/api.md, Who sees what). Every query of this

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { ForbiddenError } from '../../lib/errors';
-import type { AuthContext } from '../../lib/http/auth-context';
-import { assertRoleWithinReach } from '../access';
+import { assertRoleWithinReach, type AuthContext } from '../access';
 import { findUserRows, type ContactChanges, type ForestContact, type UserRow } from '../contacts';
 import { ReferenceLookup } from '../reference';
 import { resolveParents } from './import.parents';

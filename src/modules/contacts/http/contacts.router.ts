@@ -1,10 +1,9 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { actorOf } from '../../audit';
-import { conditional, extendETag, listedTags } from '../../../lib/http/conditional';
-import { authOf } from '../../../lib/http/auth-context';
+import { extendETag, listedTags } from '../../../lib/http/conditional';
 import { sendKeptJson, sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
-import { requirePermission as can } from '../../access';
+import { authOf, conditionalRead, requirePermission as can } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
 import { contactRowTag } from '../read/contact.record';
 import type { ListInput } from '../read/list-input';
@@ -43,7 +42,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   router.use(requireAuth, can('contacts.read'));
   // reads answer an ETag from the directory's versions, and 304 to a matching If-None-Match
   const versionsOf = (req: Request) => authOf(req).versions;
-  const fresh = conditional((req) => directoryTagOf(versionsOf(req)));
+  const fresh = conditionalRead((req) => directoryTagOf(versionsOf(req)));
 
   router.get('/', fresh, ...listRules, validate, async (req, res) => {
     sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req), versionsOf(req)));

@@ -1,7 +1,6 @@
 import { TtlCache } from '../../../lib/cache';
 import type { Db } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
-import type { ReadVersions } from '../../../lib/http/auth-context';
 import { Gate } from '../../../lib/gate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
@@ -13,6 +12,7 @@ import { filtersOf, filtersEcho, type ListInput } from './list-input';
 import { statisticsOf, type ContactFilters } from './listing.queries';
 import { unitContactNames, unitLineage, unitRows, unitRowsByIds } from './unit-tree.queries';
 import { loadNameMaps } from './users.queries';
+import type { ReadVersions } from '../../access';
 
 /**
  * The whole tree of a unit, unpaged, filtered, in the asked format (GET /api/contacts/unit/:unitId).

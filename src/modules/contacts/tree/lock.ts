@@ -1,6 +1,6 @@
 import { KnexTimeoutError, type Knex } from 'knex';
 import { inTransaction, type Db, type Queryable } from '../../../lib/db';
-import type { ReadVersions } from '../../../lib/http/auth-context';
+import type { ReadVersions } from '../../access';
 
 /**
  * The directory lock and versions: one row, `directory_state`. Every tree change increments

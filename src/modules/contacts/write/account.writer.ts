@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import { bumpVersion, inTransaction, type Db } from '../../../lib/db';
-import type { ClientInfo } from '../../../lib/http/auth-context';
+import { inTransaction, type Db } from '../../../lib/db';
 import { recordPasswordChange, type PasswordChangeType } from '../../security';
+import { bumpVersion } from '../../access';
+import type { ClientInfo } from '../../../lib/http/client';
 
 /**
  * The one write of a password: the new hash, `token_version + 1` (every earlier token of the

@@ -3,7 +3,7 @@ import { inTransaction, type Db } from '../../../lib/db';
 import { ifMatchHolds } from '../../../lib/http/conditional';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../../lib/errors';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../audit';
-import { assertRoleWithinReach, type PasswordHasher } from '../../access';
+import { assertRoleWithinReach, ROLE_ID, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
 import { contactRowTag } from '../read/contact.record';
 import { findUserRow, findUserRows, type UserRow } from '../read/users.queries';
@@ -59,7 +59,7 @@ export class ContactWrites {
   async create(input: CreateContactInput, actor: Actor) {
     const { password, ...fields } = input;
     const passwordHash = password ? await this.passwords.hash(password) : null;
-    const roleId = fields.role_id ?? 3;
+    const roleId = fields.role_id ?? ROLE_ID.user;
     const claim: UniqueClaim = { fields, exceptId: null, taken: duplicate };
     const id = await changeDirectory(
       this.db,

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { writeRows } from '../../../lib/db';
 import { compareCodePoints } from '../../../lib/text';
+import { ROLE_ID } from '../../access';
 import { addToSearchBacklog } from '../search/backlog';
 import { changeStamp, markSearchChanged } from '../tree/lock';
 import { sortNameOf, TreeOrder } from '../tree/order';
@@ -118,7 +119,7 @@ function rowOf(node: Node, label: { tree_ord: number; depth: number }, ids: Read
     department_id: c.department_id ?? null,
     designation_id: c.designation_id,
     parent_id: parentId,
-    role_id: c.role_id ?? 3,
+    role_id: c.role_id ?? ROLE_ID.user,
     organization_id: c.organization_id ?? 1,
     status: c.status ?? 'offline',
     tree_ord: label.tree_ord,

@@ -1,8 +1,14 @@
 import type { Knex } from 'knex';
-import { inTransaction } from './transaction';
-import type { Db, Queryable } from './types';
+import { inTransaction, type Db, type Queryable } from '../../lib/db';
 
-/** What a `read_versions` row covers (the migration that made the table says which changes). */
+/**
+ * The versions of what reads show beyond the directory (whose own are contacts' directory_state):
+ * one `read_versions` row per name, bumped in the transaction of every change it covers (the
+ * migration that made the table says which). The session carries them (AuthContext.versions),
+ * and conditional reads make their ETags of them.
+ */
+
+/** What a `read_versions` row covers. */
 export type ReadVersion = 'account' | 'reference' | 'locations';
 
 /** Marks a change of what reads show, in the change's own transaction (or statement). */
