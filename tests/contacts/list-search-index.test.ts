@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { prng } from '../../scripts/demo-data';
 import { changeDirectory, insertContact } from '../../src/modules/contacts';
 import { findUserRow } from '../../src/modules/contacts/read/users.queries';
-import { searchSet, statisticsOf, type ContactFilters, type RoleFilter } from '../../src/modules/contacts/read/listing.queries';
+import { searchSet, statisticsOf } from '../../src/modules/contacts/read/listing.queries';
 import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/search/candidates';
 import { ChangedContacts } from '../../src/modules/contacts/search/overlay';
 import { rankedSearch } from '../../src/modules/contacts/search/search.queries';
@@ -12,6 +12,7 @@ import { subtreeRange } from '../../src/modules/contacts/tree/lineage';
 import { deactivateContacts, updateContact } from '../../src/modules/contacts/write/contact.writer';
 import { setupOwnTestContext } from '../helpers/context';
 import { anyDesignationId, createDepartment, createUnit, unique } from '../helpers/factory';
+import type { ContactFilters, RoleFilter } from '../../src/modules/contacts/domain/filters';
 
 /**
  * The in-memory index's answers (SearchView over a SearchSnapshot) against SQL's, for random

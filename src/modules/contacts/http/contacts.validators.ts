@@ -13,7 +13,7 @@ import {
 } from '../../../lib/http/validate';
 import { FORMATS } from '../read/formats';
 import { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from '../read/list-input';
-import { ROLE_FILTERS } from '../read/listing.queries';
+import { ROLE_FILTERS } from '../domain/filters';
 
 export const STATUSES = ['online', 'offline', 'busy'] as const;
 

@@ -11,9 +11,10 @@ import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './dire
 import { nest, shape, type Format } from './formats';
 import { buildHierarchy } from './hierarchy';
 import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
-import { childrenCount, childrenPage, contactExists, countStatistics, listPage, type ContactStatistics } from './listing.queries';
+import { childrenCount, childrenPage, contactExists, countStatistics, listPage } from './listing.queries';
 import { activeUnitMembers } from './unit-tree.queries';
 import { contactReader, contactsByIdsReader } from './users.queries';
+import type { ContactStatistics } from '../domain/filters';
 
 /** Reads of the directory: one contact, listings, children, counters and the units' hierarchy. */
 export class ContactReads {

@@ -1,8 +1,9 @@
 import type { Queryable } from '../../../lib/db';
 import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from '../search/candidates';
 import { subtreeEnd } from '../tree/order';
-import { applyFilters, type ContactFilters } from './listing.queries';
+import { applyFilters } from './listing.queries';
 import { userQuery } from './users.queries';
+import type { ContactFilters } from '../domain/filters';
 
 /** The fields of an exported contact: the columns of the import (docs/import-export.md). */
 const EXPORT_FIELDS = [

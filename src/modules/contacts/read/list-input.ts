@@ -1,5 +1,5 @@
 import type { Format } from './formats';
-import type { ContactFilters, RoleFilter } from './listing.queries';
+import type { ContactFilters, RoleFilter } from '../domain/filters';
 
 /** The validated query of a listing (GET /api/contacts) or of a unit's tree. */
 export interface ListInput {

@@ -1,33 +1,11 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
-import { ROLE_ID } from '../../access';
 import { containsTerm, joinCandidates } from '../search/candidates';
 import { SEARCH_FIELDS } from '../search/grams';
-import type { OrdRange } from '../tree/lineage';
+import { conditionsOf, COUNTED, countInto, statistics, type Condition, type ContactFilters, type ContactStatistics, type OrdRange } from '../domain/filters';
 import { toContact, toListedContact, type Contact } from './contact.record';
 import { contactQuery } from './users.queries';
-
-export type RoleFilter = 'all' | 'super_admin' | 'admin' | 'user';
-export const ROLE_FILTERS: readonly RoleFilter[] = ['all', 'super_admin', 'admin', 'user'];
-
-/** What selects a set of contacts; the set is always taken in the directory's pre-order. */
-export interface ContactFilters {
-  search?: string;
-  unit_id?: number;
-  department_id?: number;
-  role_filter: RoleFilter;
-  include_inactive: boolean;
-}
-
-export interface ContactStatistics {
-  total_contacts: number;
-  root_contacts: number;
-  child_contacts: number;
-  super_admins: number;
-  admins: number;
-  regular_users: number;
-}
 
 /** The fields a filter or a statistic needs, for a set held in memory. */
 interface SlimRow {
@@ -54,40 +32,28 @@ function slim(row: Record<string, unknown>): SlimRow {
   };
 }
 
-/** Adds the filters (all but search) to a query on `users as u`. */
-export function applyFilters(q: Knex.QueryBuilder, f: ContactFilters, range?: OrdRange): Knex.QueryBuilder {
-  if (!f.include_inactive) q.where('u.is_active', true);
-  if (f.unit_id !== undefined) q.where('u.unit_id', f.unit_id);
-  if (f.department_id !== undefined) q.where('u.department_id', f.department_id);
-  if (f.role_filter === 'super_admin') q.where('u.role_id', ROLE_ID.superAdmin);
-  else if (f.role_filter === 'admin') q.where('u.role_id', ROLE_ID.admin);
-  else if (f.role_filter === 'user') q.whereNotIn('u.role_id', [ROLE_ID.superAdmin, ROLE_ID.admin]);
-  if (range) q.where('u.tree_ord', '>', range.after).andWhere('u.tree_ord', '<', range.before);
+/** Adds conditions (domain/filters.ts) to a query on `users as u`. */
+function applyConditions(q: Knex.QueryBuilder, conditions: readonly Condition[]): Knex.QueryBuilder {
+  for (const c of conditions) {
+    const column = `u.${c.column}`;
+    if ('between' in c) q.where(column, '>', c.between.after).andWhere(column, '<', c.between.before);
+    else if ('noneOf' in c) q.whereNotIn(column, [...c.noneOf]);
+    else if (c.oneOf.length === 1 && c.oneOf[0] === null) q.whereNull(column);
+    else if (c.oneOf.length === 1) q.where(column, c.oneOf[0] as Knex.Value);
+    else q.whereIn(column, c.oneOf.filter((v) => v !== null) as Knex.Value[]);
+  }
   return q;
 }
 
-export function statisticsOf(rows: ReadonlyArray<Pick<SlimRow, 'parent_id' | 'role_id'>>): ContactStatistics {
-  let roots = 0;
-  let supers = 0;
-  let admins = 0;
-  for (const r of rows) {
-    if (r.parent_id === null) roots++;
-    if (r.role_id === ROLE_ID.superAdmin) supers++;
-    else if (r.role_id === ROLE_ID.admin) admins++;
-  }
-  return statistics(rows.length, roots, supers, admins);
+/** Adds the filters (all but search) and the range to a query on `users as u`. */
+export function applyFilters(q: Knex.QueryBuilder, f: ContactFilters, range?: OrdRange): Knex.QueryBuilder {
+  return applyConditions(q, conditionsOf(f, range));
 }
 
-/** The six counters from the set's size and its counts of roots, Super_admins and Admins. */
-export function statistics(total: number, roots: number, supers: number, admins: number): ContactStatistics {
-  return {
-    total_contacts: total,
-    root_contacts: roots,
-    child_contacts: total - roots,
-    super_admins: supers,
-    admins,
-    regular_users: total - supers - admins,
-  };
+export function statisticsOf(rows: ReadonlyArray<Pick<SlimRow, 'parent_id' | 'role_id'>>): ContactStatistics {
+  const counts = { roots: 0, supers: 0, admins: 0 };
+  for (const r of rows) countInto(counts, r);
+  return statistics(rows.length, counts);
 }
 
 /**
@@ -97,14 +63,10 @@ export function statistics(total: number, roots: number, supers: number, admins:
  * directory's counters took 15 ms so, against 29 to 220 ms (docs/performance.md, "A mixed load").
  */
 export async function countStatistics(db: Queryable, f: ContactFilters, range?: OrdRange): Promise<ContactStatistics> {
-  const set = () => applyFilters(db('users as u'), f, range);
-  const row = await db.first({
-    total: set().count('*'),
-    roots: set().whereNull('u.parent_id').count('*'),
-    supers: set().where('u.role_id', ROLE_ID.superAdmin).count('*'),
-    admins: set().where('u.role_id', ROLE_ID.admin).count('*'),
-  });
-  return statistics(Number(row.total), Number(row.roots), Number(row.supers), Number(row.admins));
+  const conditions = conditionsOf(f, range);
+  const set = (counted?: Condition) => applyConditions(db('users as u'), counted ? [...conditions, counted] : conditions).count('*');
+  const row = await db.first({ total: set(), roots: set(COUNTED.roots), supers: set(COUNTED.supers), admins: set(COUNTED.admins) });
+  return statistics(Number(row.total), { roots: Number(row.roots), supers: Number(row.supers), admins: Number(row.admins) });
 }
 
 /** The filtered set of a search in memory (slim rows, pre-order): one query. */

@@ -3,8 +3,9 @@ import { dialectOf, type Db } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
 import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from '../search/candidates';
 import type { AncestorRow } from '../tree/lineage';
-import { applyFilters, type ContactFilters } from './listing.queries';
+import { applyFilters } from './listing.queries';
 import { USER_CONTACT_COLUMNS } from './users.queries';
+import type { ContactFilters } from '../domain/filters';
 
 /**
  * `users as u` for reading a unit in tree order. On MySQL, when nothing but the unit (and

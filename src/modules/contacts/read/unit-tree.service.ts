@@ -9,10 +9,11 @@ import { directoryTagOf } from '../tree/lock';
 import { toContact } from './contact.record';
 import { shape } from './formats';
 import { filtersOf, filtersEcho, type ListInput } from './list-input';
-import { statisticsOf, type ContactFilters } from './listing.queries';
+import { statisticsOf } from './listing.queries';
 import { unitContactNames, unitLineage, unitRows, unitRowsByIds } from './unit-tree.queries';
 import { loadNameMaps } from './users.queries';
 import type { ReadVersions } from '../../access';
+import type { ContactFilters } from '../domain/filters';
 
 /**
  * The whole tree of a unit, unpaged, filtered, in the asked format (GET /api/contacts/unit/:unitId).

@@ -1,10 +1,10 @@
 import type { Db } from '../../../lib/db';
 import { contactsByIdsReader } from '../read/users.queries';
 import { idEcho, SEARCH_LIMIT } from '../read/list-input';
-import type { ContactFilters } from '../read/listing.queries';
 import type { DirectoryVersions } from '../tree/lock';
 import type { SearchIndex } from './search-index';
 import { rankedSearch } from './search.queries';
+import type { ContactFilters } from '../domain/filters';
 
 export interface SearchInput {
   q: string;

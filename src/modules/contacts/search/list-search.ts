@@ -1,9 +1,9 @@
 import type { Db } from '../../../lib/db';
-import { searchSet, statisticsOf, type ContactFilters, type ContactStatistics } from '../read/listing.queries';
-import type { OrdRange } from '../tree/lineage';
+import { searchSet, statisticsOf } from '../read/listing.queries';
 import type { DirectoryVersions } from '../tree/lock';
 import { LIST_SEARCH_FIELDS } from './candidates';
 import type { SearchIndex } from './search-index';
+import type { ContactFilters, ContactStatistics, OrdRange } from '../domain/filters';
 
 type SearchFilters = ContactFilters & { search: string };
 

@@ -1,13 +1,11 @@
-import { ROLE_ID } from '../../access';
-import type { ContactFilters, RoleFilter } from '../read/listing.queries';
-import type { OrdRange } from '../tree/lineage';
 import { LIST_SEARCH_FIELDS } from './candidates';
 import { SEARCH_FIELDS, type SearchableFields } from './grams';
 
 /**
- * What the in-memory index decides about one contact, whether it comes from the snapshot
+ * What the in-memory index decides about one contact's text, whether it comes from the snapshot
  * (snapshot.ts) or was read afresh because it changed since (overlay.ts): the same tests for
- * both, so that a contact is matched and ranked alike wherever the index holds it.
+ * both, so that a contact is matched and ranked alike wherever the index holds it. Its other
+ * columns are tested by the filter's own conditions (domain/filters.ts predicateOf).
  */
 
 /** Between the fields of a contact in its searchable text; a term holding it is left to SQL. */
@@ -44,34 +42,6 @@ export function indexedTextOf(row: SearchableFields): IndexedText {
 export function sortNameOfText(text: string): string {
   const end = text.indexOf(SEPARATOR);
   return Array.from(end < 0 ? text : text.slice(0, end)).slice(0, 255).join('');
-}
-
-/** As applyFilters (listing.queries.ts) reads role_filter. */
-function roleAdmits(filter: RoleFilter, roleId: number): boolean {
-  if (filter === 'super_admin') return roleId === ROLE_ID.superAdmin;
-  if (filter === 'admin') return roleId === ROLE_ID.admin;
-  return filter === 'all' || (roleId !== ROLE_ID.superAdmin && roleId !== ROLE_ID.admin);
-}
-
-/**
- * Whether a contact passes a listing's filters (but the search term), as applyFilters does in
- * SQL. Its columns come one by one, not as an object: this runs for every candidate of a search.
- * departmentId 0: none.
- */
-export function admits(
-  f: Omit<ContactFilters, 'search'>,
-  range: OrdRange | undefined,
-  active: boolean,
-  unitId: number,
-  departmentId: number,
-  roleId: number,
-  treeOrd: number,
-): boolean {
-  if (!f.include_inactive && !active) return false;
-  if (f.unit_id !== undefined && unitId !== f.unit_id) return false;
-  if (f.department_id !== undefined && departmentId !== f.department_id) return false;
-  if (!roleAdmits(f.role_filter, roleId)) return false;
-  return range === undefined || (treeOrd > range.after && treeOrd < range.before);
 }
 
 /** Whether a listing's lower-cased term lies in one of the LISTED fields (a term holds no SEPARATOR, so it lies within one field). */

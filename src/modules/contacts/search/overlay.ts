@@ -1,4 +1,6 @@
 import type { Db } from '../../../lib/db';
+import { nullableId } from '../../../lib/rows';
+import type { FilteredColumns } from '../domain/filters';
 import { directoryVersions } from '../tree/lock';
 import { SEARCH_FIELDS, type SearchableFields } from './grams';
 import { indexedTextOf, sortNameOfText, type IndexedText } from './matching';
@@ -8,14 +10,8 @@ import type { SearchSnapshot } from './snapshot';
 export interface ChangedContact extends IndexedText {
   id: number;
   sortName: string;
-  active: boolean;
-  unitId: number;
-  /** 0: no department */
-  departmentId: number;
-  roleId: number;
-  /** 0: a root */
-  parentId: number;
-  treeOrd: number;
+  /** what the filters test (domain/filters.ts) */
+  columns: FilteredColumns;
 }
 
 /**
@@ -65,12 +61,14 @@ export class ChangedContacts {
         id,
         ...text,
         sortName: sortNameOfText(text.text),
-        active: Boolean(Number(row.is_active)),
-        unitId: Number(row.unit_id),
-        departmentId: row.department_id === null ? 0 : Number(row.department_id),
-        roleId: Number(row.role_id),
-        parentId: row.parent_id === null ? 0 : Number(row.parent_id),
-        treeOrd: Number(row.tree_ord),
+        columns: {
+          is_active: Boolean(Number(row.is_active)),
+          unit_id: Number(row.unit_id),
+          department_id: nullableId(row.department_id),
+          role_id: Number(row.role_id),
+          parent_id: nullableId(row.parent_id),
+          tree_ord: Number(row.tree_ord),
+        },
       });
       const slot = this.snapshot.slotOf(id);
       if (slot >= 0) this.shadowed[slot] = 1;

@@ -1,9 +1,10 @@
 import type { Queryable } from '../../../lib/db';
 import { compareCodePoints } from '../../../lib/text';
-import { applyFilters, type ContactFilters } from '../read/listing.queries';
+import { applyFilters } from '../read/listing.queries';
 import { sortNameOf } from '../tree/order';
 import { containsTerm, joinCandidates } from './candidates';
 import { SEARCH_FIELDS } from './grams';
+import type { ContactFilters } from '../domain/filters';
 
 /**
  * The search endpoint's matches in SQL, ranked (exact service number or e-mail, then name

@@ -1,10 +1,8 @@
 import { streamRows, type Db } from '../../../lib/db';
-import { ROLE_ID } from '../../access';
-import type { ContactFilters } from '../read/listing.queries';
-import type { OrdRange } from '../tree/lineage';
 import { directoryVersions } from '../tree/lock';
 import { contactGramsView, gramQueryOf, gramPair, SEARCH_FIELDS, type SearchableFields } from './grams';
-import { admits, indexedTextOf, listedMatch, searchRank, sortNameOfText } from './matching';
+import { conditionsOf, countInto, predicateOf, type ContactFilters, type FilteredColumns, type OrdRange, type SetCounts } from '../domain/filters';
+import { indexedTextOf, listedMatch, searchRank, sortNameOfText } from './matching';
 import { breather, GramPostingsBuilder, type GramPostings } from './postings';
 
 /** One entry per contact, by slot (name order). */
@@ -32,13 +30,6 @@ interface Columns {
   active: Uint8Array;
 }
 
-/** The counters of a listing's matched set (read/listing.queries.ts statistics) but its size. */
-export interface MatchCounts {
-  roots: number;
-  supers: number;
-  admins: number;
-}
-
 /**
  * The directory at one version, held for searches: each contact's searchable fields
  * (lower-cased, in one string), what ranks it, what the listings filter and count by (unit,
@@ -53,6 +44,8 @@ export interface MatchCounts {
  * read afresh (overlay.ts). Each walk takes `skip`, the slots of those contacts.
  */
 export class SearchSnapshot {
+  private readonly scratch: FilteredColumns = { is_active: false, unit_id: 0, department_id: null, role_id: 0, parent_id: null, tree_ord: 0 };
+
   private constructor(
     readonly version: number,
     readonly treeVersion: number,
@@ -174,15 +167,14 @@ export class SearchSnapshot {
    * first `limit` slots, in name order, and the count of all.
    */
   ranked(needle: string, f: Omit<ContactFilters, 'search'>, limit: number, skip?: Uint8Array): { ranked: number[][]; total: number } {
-    const { active, unitIds, departmentIds, roleIds, texts, serviceNos, emails } = this.c;
+    const { texts, serviceNos, emails } = this.c;
+    const admits = predicateOf(conditionsOf(f));
     const ranked: number[][] = [[], [], []];
     let total = 0;
     const candidates = this.candidates(needle);
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
-      if (skip?.[slot]) continue;
-      if (!admits(f, undefined, active[slot] === 1, unitIds[slot], departmentIds[slot], roleIds[slot], 0)) continue;
-      if (!texts[slot].includes(needle)) continue;
+      if (skip?.[slot] || !admits(this.columnsAt(slot)) || !texts[slot].includes(needle)) continue;
       total++;
       const rank = searchRank(texts[slot], serviceNos[slot], emails[slot], needle);
       if (ranked[rank].length < limit) ranked[rank].push(slot);
@@ -196,32 +188,38 @@ export class SearchSnapshot {
    * and hold the lower-cased term in one of LIST_SEARCH_FIELDS. Their places in the pre-order,
    * ascending (a typed array sorts numbers natively), and the counters over them.
    */
-  matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array): { ranks: Int32Array; counts: MatchCounts } {
-    const { active, unitIds, departmentIds, roleIds, parentIds, treeOrds, texts, listedEnds, ranks } = this.c;
+  matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array): { ranks: Int32Array; counts: SetCounts } {
+    const { texts, listedEnds, ranks } = this.c;
+    const admits = predicateOf(conditionsOf(f, range));
     let found = new Int32Array(256);
     let n = 0;
-    const counts: MatchCounts = { roots: 0, supers: 0, admins: 0 };
+    const counts: SetCounts = { roots: 0, supers: 0, admins: 0 };
     const candidates = this.candidates(needle);
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
       if (skip?.[slot]) continue;
-      if (!admits(f, range, active[slot] === 1, unitIds[slot], departmentIds[slot], roleIds[slot], treeOrds[slot])) continue;
-      if (!listedMatch(texts[slot], listedEnds[slot], needle)) continue;
+      const columns = this.columnsAt(slot);
+      if (!admits(columns) || !listedMatch(texts[slot], listedEnds[slot], needle)) continue;
       if (n === found.length) {
         const grown = new Int32Array(2 * n);
         grown.set(found);
         found = grown;
       }
       found[n++] = ranks[slot];
-      countMatch(counts, parentIds[slot], roleIds[slot]);
+      countInto(counts, columns);
     }
     return { ranks: found.subarray(0, n).sort(), counts };
   }
-}
 
-/** Adds a match to the counters: a root (no parent: 0 or null), a Super_admin, an Admin. */
-export function countMatch(counts: MatchCounts, parentId: number | null, roleId: number): void {
-  if (!parentId) counts.roots++;
-  if (roleId === ROLE_ID.superAdmin) counts.supers++;
-  else if (roleId === ROLE_ID.admin) counts.admins++;
+  /** A slot's filtered columns, in one object reused for every slot (a walk tests each candidate's, and keeps none). */
+  private columnsAt(slot: number): FilteredColumns {
+    const c = this.scratch;
+    c.is_active = this.c.active[slot] === 1;
+    c.unit_id = this.c.unitIds[slot];
+    c.department_id = this.c.departmentIds[slot] || null;
+    c.role_id = this.c.roleIds[slot];
+    c.parent_id = this.c.parentIds[slot] || null;
+    c.tree_ord = this.c.treeOrds[slot];
+    return c;
+  }
 }

@@ -1,14 +1,13 @@
 import { compareCodePoints } from '../../../lib/text';
-import { statistics, type ContactFilters, type ContactStatistics } from '../read/listing.queries';
-import type { OrdRange } from '../tree/lineage';
-import { admits, listedMatch, searchRank } from './matching';
+import { conditionsOf, countInto, predicateOf, statistics, type ContactFilters, type ContactStatistics, type OrdRange } from '../domain/filters';
+import { listedMatch, searchRank } from './matching';
 import type { ChangedContact, ChangedContacts } from './overlay';
-import { countMatch, type SearchSnapshot } from './snapshot';
+import type { SearchSnapshot } from './snapshot';
 
 type Filters = Omit<ContactFilters, 'search'>;
 
 const byName = (a: { sortName: string; id: number }, b: { sortName: string; id: number }) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id;
-const byOrder = (a: ChangedContact, b: ChangedContact) => a.treeOrd - b.treeOrd || a.id - b.id;
+const byOrder = (a: ChangedContact, b: ChangedContact) => a.columns.tree_ord - b.columns.tree_ord || a.id - b.id;
 
 /**
  * What answers a search from memory: a snapshot, and the contacts changed since its build
@@ -35,9 +34,10 @@ export class SearchView {
    */
   search(needle: string, f: Filters, limit: number): { ids: number[]; total: number } {
     const { ranked, total } = this.snapshot.ranked(needle, f, limit, this.changed?.shadowed);
+    const admits = predicateOf(conditionsOf(f));
     const added: ChangedContact[][] = [[], [], []];
     for (const c of this.changedContacts()) {
-      if (admits(f, undefined, c.active, c.unitId, c.departmentId, c.roleId, c.treeOrd) && c.text.includes(needle)) {
+      if (admits(c.columns) && c.text.includes(needle)) {
         added[searchRank(c.text, c.serviceNo, c.email, needle)].push(c);
       }
     }
@@ -60,7 +60,7 @@ export class SearchView {
   listingPage(needle: string, f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): { ids: number[]; statistics: ContactStatistics } {
     const { ranks, counts } = this.snapshot.matchRanks(needle, f, range, this.changed?.shadowed);
     const added = this.listedChanges(needle, f, range);
-    for (const c of added) countMatch(counts, c.parentId, c.roleId);
+    for (const c of added) countInto(counts, c.columns);
     const ids: number[] = [];
     // the two sorted lists merged, up to the end of the page
     let i = 0;
@@ -70,7 +70,7 @@ export class SearchView {
       const slot = i < ranks.length ? this.snapshot.slotAtRank(ranks[i]) : -1;
       const fromSnapshot =
         j === added.length ||
-        (slot >= 0 && (this.snapshot.treeOrdAt(slot) - added[j].treeOrd || this.snapshot.idAt(slot) - added[j].id) < 0);
+        (slot >= 0 && (this.snapshot.treeOrdAt(slot) - added[j].columns.tree_ord || this.snapshot.idAt(slot) - added[j].id) < 0);
       if (fromSnapshot) {
         id = this.snapshot.idAt(slot);
         i++;
@@ -79,7 +79,7 @@ export class SearchView {
       }
       if (at >= page.offset) ids.push(id);
     }
-    return { ids, statistics: statistics(ranks.length + added.length, counts.roots, counts.supers, counts.admins) };
+    return { ids, statistics: statistics(ranks.length + added.length, counts) };
   }
 
   /** The ids of a listing's matched set, in no useful order (a unit tree reads their rows afresh). */
@@ -92,9 +92,10 @@ export class SearchView {
 
   /** The changed contacts in a listing's matched set, in the pre-order. */
   private listedChanges(needle: string, f: Filters, range: OrdRange | undefined): ChangedContact[] {
+    const admits = predicateOf(conditionsOf(f, range));
     const found: ChangedContact[] = [];
     for (const c of this.changedContacts()) {
-      if (admits(f, range, c.active, c.unitId, c.departmentId, c.roleId, c.treeOrd) && listedMatch(c.text, c.listedEnd, needle)) found.push(c);
+      if (admits(c.columns) && listedMatch(c.text, c.listedEnd, needle)) found.push(c);
     }
     return found.sort(byOrder);
   }

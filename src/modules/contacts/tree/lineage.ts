@@ -3,18 +3,13 @@ import type { Queryable } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
 import { nullableId } from '../../../lib/rows';
 import { subtreeEnd } from './order';
+import type { OrdRange } from '../domain/filters';
 
 /** A contact and its parent, as a walk up the tree needs them. */
 export interface AncestorRow {
   id: number;
   parent_id: number | null;
   name: string;
-}
-
-/** A label range: the subtree strictly below a contact. */
-export interface OrdRange {
-  after: number;
-  before: number;
 }
 
 /** Every ancestor of the given contacts (and the contacts), in one recursive query. */
