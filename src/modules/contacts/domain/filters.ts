@@ -75,13 +75,60 @@ export interface FilteredColumns {
   tree_ord: number;
 }
 
-/** The conditions as one test of a contact's columns: built once per request, run for each candidate. */
-export function predicateOf(conditions: readonly Condition[]): (c: FilteredColumns) => boolean {
-  return (c) => {
-    for (const condition of conditions) if (!holds(condition, c[condition.column])) return false;
+/** How a holder of contacts reads one column of one of them (`x`: a row, a slot of the index...). */
+export type ColumnReader<T> = (column: FilterColumn) => (x: T) => number | boolean | null;
+
+/** One condition as a test, specialized for its kind (holds' rules) and for the reader. */
+function testOf<T>(condition: Condition, read: ColumnReader<T>): (x: T) => boolean {
+  const value = read(condition.column);
+  if ('between' in condition) {
+    const { after, before } = condition.between;
+    return (x) => {
+      const v = value(x);
+      return typeof v === 'number' && v > after && v < before;
+    };
+  }
+  if ('noneOf' in condition) return (x) => holds(condition, value(x));
+  if (condition.oneOf.length === 1) {
+    const only = condition.oneOf[0];
+    return (x) => value(x) === only;
+  }
+  return (x) => condition.oneOf.includes(value(x));
+}
+
+/**
+ * The conditions as one test of a contact, read through `read`: built once per request, run
+ * for each candidate of a search (tens of thousands for a short term), so each condition is a
+ * closure of its own, reading only its own column.
+ */
+export function predicateOver<T>(conditions: readonly Condition[], read: ColumnReader<T>): (x: T) => boolean {
+  const tests = conditions.map((c) => testOf(c, read));
+  if (tests.length === 0) return () => true;
+  if (tests.length === 1) return tests[0];
+  return (x) => {
+    for (let i = 0; i < tests.length; i++) if (!tests[i](x)) return false;
     return true;
   };
 }
+
+/** Reads a column of a contact's columns held as an object. */
+const fromObject: ColumnReader<Partial<FilteredColumns>> = (column) => (c) => c[column] ?? null;
+
+/** predicateOver a contact's columns held as an object. */
+export function predicateOf(conditions: readonly Condition[]): (c: FilteredColumns) => boolean {
+  return predicateOver(conditions, fromObject);
+}
+
+/** A counter of contacts into SetCounts, read through `read` (built once; run for every match). */
+export function counterOver<T>(read: ColumnReader<T>): (counts: SetCounts, x: T) => void {
+  const tests = (Object.keys(COUNTED) as Array<keyof typeof COUNTED>).map((name) => ({ name, test: testOf(COUNTED[name], read) }));
+  return (counts, x) => {
+    for (let i = 0; i < tests.length; i++) if (tests[i].test(x)) counts[tests[i].name]++;
+  };
+}
+
+/** Counts a contact of a set, its columns held as an object, into the counters (COUNTED). */
+export const countInto: (counts: SetCounts, c: Pick<FilteredColumns, 'parent_id' | 'role_id'>) => void = counterOver(fromObject);
 
 /** The six counters from the set's size and its counts of roots, Super_admins and Admins. */
 export interface ContactStatistics {
@@ -104,9 +151,3 @@ export function statistics(total: number, counts: SetCounts): ContactStatistics 
   };
 }
 
-/** Counts a contact of a set into the counters (COUNTED). */
-export function countInto(counts: SetCounts, c: Pick<FilteredColumns, 'parent_id' | 'role_id'>): void {
-  for (const name of Object.keys(COUNTED) as Array<keyof typeof COUNTED>) {
-    if (holds(COUNTED[name], c[COUNTED[name].column])) counts[name]++;
-  }
-}

@@ -1,7 +1,7 @@
 import { streamRows, type Db } from '../../../lib/db';
 import { directoryVersions } from '../tree/lock';
 import { contactGramsView, gramQueryOf, gramPair, SEARCH_FIELDS, type SearchableFields } from './grams';
-import { conditionsOf, countInto, predicateOf, type ContactFilters, type FilteredColumns, type OrdRange, type SetCounts } from '../domain/filters';
+import { conditionsOf, counterOver, predicateOver, type ColumnReader, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
 import { indexedTextOf, listedMatch, searchRank, sortNameOfText } from './matching';
 import { breather, GramPostingsBuilder, type GramPostings } from './postings';
 
@@ -44,8 +44,6 @@ interface Columns {
  * read afresh (overlay.ts). Each walk takes `skip`, the slots of those contacts.
  */
 export class SearchSnapshot {
-  private readonly scratch: FilteredColumns = { is_active: false, unit_id: 0, department_id: null, role_id: 0, parent_id: null, tree_ord: 0 };
-
   private constructor(
     readonly version: number,
     readonly treeVersion: number,
@@ -168,13 +166,13 @@ export class SearchSnapshot {
    */
   ranked(needle: string, f: Omit<ContactFilters, 'search'>, limit: number, skip?: Uint8Array): { ranked: number[][]; total: number } {
     const { texts, serviceNos, emails } = this.c;
-    const admits = predicateOf(conditionsOf(f));
+    const admits = predicateOver(conditionsOf(f), this.column);
     const ranked: number[][] = [[], [], []];
     let total = 0;
     const candidates = this.candidates(needle);
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
-      if (skip?.[slot] || !admits(this.columnsAt(slot)) || !texts[slot].includes(needle)) continue;
+      if (skip?.[slot] || !admits(slot) || !texts[slot].includes(needle)) continue;
       total++;
       const rank = searchRank(texts[slot], serviceNos[slot], emails[slot], needle);
       if (ranked[rank].length < limit) ranked[rank].push(slot);
@@ -190,7 +188,8 @@ export class SearchSnapshot {
    */
   matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array): { ranks: Int32Array; counts: SetCounts } {
     const { texts, listedEnds, ranks } = this.c;
-    const admits = predicateOf(conditionsOf(f, range));
+    const admits = predicateOver(conditionsOf(f, range), this.column);
+    const count = counterOver(this.column);
     let found = new Int32Array(256);
     let n = 0;
     const counts: SetCounts = { roots: 0, supers: 0, admins: 0 };
@@ -198,28 +197,34 @@ export class SearchSnapshot {
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
       if (skip?.[slot]) continue;
-      const columns = this.columnsAt(slot);
-      if (!admits(columns) || !listedMatch(texts[slot], listedEnds[slot], needle)) continue;
+      if (!admits(slot) || !listedMatch(texts[slot], listedEnds[slot], needle)) continue;
       if (n === found.length) {
         const grown = new Int32Array(2 * n);
         grown.set(found);
         found = grown;
       }
       found[n++] = ranks[slot];
-      countInto(counts, columns);
+      count(counts, slot);
     }
     return { ranks: found.subarray(0, n).sort(), counts };
   }
 
-  /** A slot's filtered columns, in one object reused for every slot (a walk tests each candidate's, and keeps none). */
-  private columnsAt(slot: number): FilteredColumns {
-    const c = this.scratch;
-    c.is_active = this.c.active[slot] === 1;
-    c.unit_id = this.c.unitIds[slot];
-    c.department_id = this.c.departmentIds[slot] || null;
-    c.role_id = this.c.roleIds[slot];
-    c.parent_id = this.c.parentIds[slot] || null;
-    c.tree_ord = this.c.treeOrds[slot];
-    return c;
-  }
+  /** Reads a filtered column of a slot straight from its typed array (no object per candidate). */
+  private readonly column: ColumnReader<number> = (column) => {
+    const { active, unitIds, departmentIds, roleIds, parentIds, treeOrds } = this.c;
+    switch (column) {
+      case 'is_active':
+        return (slot) => active[slot] === 1;
+      case 'unit_id':
+        return (slot) => unitIds[slot];
+      case 'department_id':
+        return (slot) => departmentIds[slot] || null;
+      case 'role_id':
+        return (slot) => roleIds[slot];
+      case 'parent_id':
+        return (slot) => parentIds[slot] || null;
+      case 'tree_ord':
+        return (slot) => treeOrds[slot];
+    }
+  };
 }
