@@ -38,9 +38,15 @@ function applyConditions(q: Knex.QueryBuilder, conditions: readonly Condition[])
     const column = `u.${c.column}`;
     if ('between' in c) q.where(column, '>', c.between.after).andWhere(column, '<', c.between.before);
     else if ('noneOf' in c) q.whereNotIn(column, [...c.noneOf]);
-    else if (c.oneOf.length === 1 && c.oneOf[0] === null) q.whereNull(column);
-    else if (c.oneOf.length === 1) q.where(column, c.oneOf[0] as Knex.Value);
-    else q.whereIn(column, c.oneOf.filter((v) => v !== null) as Knex.Value[]);
+    else {
+      // NULL is one of the values as holds() reads oneOf; in SQL it needs IS NULL
+      const values = c.oneOf.filter((v) => v !== null) as Knex.Value[];
+      const orNull = values.length < c.oneOf.length;
+      if (values.length === 0) q.whereNull(column);
+      else if (!orNull && values.length === 1) q.where(column, values[0]);
+      else if (!orNull) q.whereIn(column, values);
+      else q.where((w) => w.whereIn(column, values).orWhereNull(column));
+    }
   }
   return q;
 }
