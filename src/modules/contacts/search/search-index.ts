@@ -140,9 +140,9 @@ export class SearchIndex {
    * Under a steady stream of writes a build is out of date before it ends, and answers nothing:
    * it only takes the CPU (a build of 100,000 contacts is about a second of it) and the database
    * from the requests. So each build that ends older than a search asked for while it ran doubles
-   * the time until the next one (up to 8 times SEARCH_INDEX_REFRESH_MS: 40 s by default, the
-   * longest that searches stay in SQL after the writes stop); one that ends current brings it
-   * back to SEARCH_INDEX_REFRESH_MS.
+   * the time until the next one (up to 8 times SEARCH_INDEX_REFRESH_MS: 40 s by default);
+   * meanwhile the snapshot answers with the contacts changed since its build, and a build that
+   * ends current brings the time back to SEARCH_INDEX_REFRESH_MS.
    */
   private pace(built: SearchSnapshot): void {
     const late = built.version < this.newestAsked.version || built.treeVersion < this.newestAsked.treeVersion;
