@@ -16,12 +16,12 @@ import { Metrics, metricsEndpoint } from './lib/metrics';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
 import {
+  contactExists,
   ContactReads,
   contactsRouter,
   ContactSearch,
   ContactWrites,
   directoryChangesInFlight,
-  findUserRow,
   SearchBacklog,
   SearchIndex,
   sessionSource,
@@ -79,7 +79,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
       writes: new ContactWrites({ db, reads, passwords, audit }),
     },
     locations: new LocationsService({ db, audit }),
-    audit: new AuditLog({ db, contactExists: async (id) => (await findUserRow(db, id)) !== null }),
+    audit: new AuditLog({ db, contactExists: (id) => contactExists(db, id) }),
     security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
     reference: { reference: new ReferenceService({ db, audit }), roles: new RolesService({ db, audit }) },
     transfer: {

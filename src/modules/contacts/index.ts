@@ -20,6 +20,7 @@ export { exportBatches, type ExportRow } from './read/export.queries';
 export { FORMATS } from './read/formats';
 export { CHILDREN_PAGE, CONTACT_PAGE, filtersOf, SEARCH_LIMIT, type ListInput } from './read/list-input';
 export { ROLE_FILTERS, type ContactFilters } from './domain/filters';
+export { contactExists } from './read/listing.queries';
 export { UnitTrees } from './read/unit-tree.service';
 export { contactQuery, findUser, findUserBySignIn, findUserRow, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './read/users.queries';
 export { drainSearchBacklog, SearchBacklog } from './search/backlog';
