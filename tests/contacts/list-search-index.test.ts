@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { prng } from '../../scripts/demo-data';
-import { changeDirectory, insertContact } from '../../src/modules/contacts';
+import { changeDirectory, insertContact, insertContactForest } from '../../src/modules/contacts';
 import { findUserRow } from '../../src/modules/contacts/read/users.queries';
 import { searchSet, statisticsOf } from '../../src/modules/contacts/read/listing.queries';
 import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/search/candidates';
@@ -19,7 +19,7 @@ import type { ContactFilters, RoleFilter } from '../../src/modules/contacts/doma
  * terms and filters over a random unit: a listing's set (searchSet), in the same order, any
  * page of it with its counters, and the search endpoint's ranked page (rankedSearch). Once with
  * a snapshot of the directory as it is, once with a snapshot from before a round of random
- * changes (renames, new phones, moves, deletions, new contacts) and the contacts changed since,
+ * changes (renames, new phones, moves, deletions, new contacts created or imported) and the contacts changed since,
  * read afresh (overlay.ts): both must answer as SQL does now.
  */
 
@@ -41,8 +41,12 @@ describe('the index, current or with the contacts changed since, against SQL', (
   let departments: number[] = [];
   let designationId = 0;
 
-  /** A new contact of the unit, under a random one of the earlier ones (or none), or under `place.parent_id`. */
-  async function addContact(place?: { parent_id: number; name: string }): Promise<void> {
+  /**
+   * A new contact of the unit, under a random one of the earlier ones (or none), or under
+   * `place.parent_id`: written as a create writes it, or as an import does (`imported`: the
+   * forest writer, which stamps its rows itself).
+   */
+  async function addContact(place?: { parent_id: number; name: string }, imported = false): Promise<void> {
     const parents = (await ctx.db('users').whereIn('id', ids).where({ is_active: true }).pluck('id')).map(Number);
     const contact = {
       name: place?.name ?? text(3),
@@ -57,7 +61,13 @@ describe('the index, current or with the contacts changed since, against SQL', (
       parent_id: place?.parent_id ?? (parents.length > 0 && random() < 0.7 ? pick(parents) : null),
       role_id: pick([1, 2, 3, 3]),
     };
-    ids.push(await changeDirectory(ctx.db, (trx) => insertContact(trx, contact)));
+    if (imported) {
+      const { parent_id: parentId, ...rest } = contact;
+      const written = await changeDirectory(ctx.db, (trx) => insertContactForest(trx, [{ ...rest, parent: parentId === null ? null : { id: parentId } }]));
+      ids.push(written.get(contact.service_no)!);
+    } else {
+      ids.push(await changeDirectory(ctx.db, (trx) => insertContact(trx, contact)));
+    }
     fields.push(contact.name, contact.email, contact.service_no, contact.phone, contact.mobile ?? '');
   }
 
@@ -126,8 +136,8 @@ describe('the index, current or with the contacts changed since, against SQL', (
       for (let i = 0; i < 15; i++) {
         const id = pick(ids);
         const current = (await findUserRow(ctx.db, id))!;
-        const change = pick(['rename', 'phone', 'move', 'department', 'delete', 'add'] as const);
-        if (change === 'add') await addContact();
+        const change = pick(['rename', 'phone', 'move', 'department', 'delete', 'add', 'import'] as const);
+        if (change === 'add' || change === 'import') await addContact(undefined, change === 'import');
         else if (change === 'delete') await changeDirectory(ctx.db, (trx) => deactivateContacts(trx, [id]));
         else if (current.is_active) {
           const changes =
