@@ -64,26 +64,28 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
   const onBuild = metrics?.searchIndexBuilt;
   const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError, onBuild }) : null;
   const reads = new ContactReads({ db, index });
+  // the one writer of contacts: every other module that creates or changes one goes through it
+  const writes = new ContactWrites({ db, reads, passwords, audit, backlog: searchBacklog({ db, logger }) });
   return {
     searchIndex: index,
     requireAuth: authenticate(loadSession, tokens),
     accounts: {
       account: new AccountService({ db, tokens, passwords, loadSession }),
-      register: new RegisterService({ db, passwords, audit }),
-      profile: new ProfileService({ db, audit }),
+      register: new RegisterService({ db, writes }),
+      profile: new ProfileService({ db, writes }),
     },
     contacts: {
       reads,
       unitTrees: new UnitTrees({ db, index }),
       search: new ContactSearch({ db, index }),
-      writes: new ContactWrites({ db, reads, passwords, audit }),
+      writes,
     },
     locations: new LocationsService({ db, audit }),
     audit: new AuditLog({ db, contactExists: (id) => contactExists(db, id) }),
     security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
     reference: { reference: new ReferenceService({ db, audit }), roles: new RolesService({ db, audit }) },
     transfer: {
-      importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows, audit, backlog: searchBacklog({ db, logger }) }),
+      importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows, writes }),
       exporter: new DirectoryExport({ db }),
       maxBytes: config.importLimits.maxBytes,
     },

@@ -4,10 +4,13 @@
  * what this file exports (docs/architecture.md):
  *
  * - the user read model: findUser, findUserBySignIn (UserRecord), sessionSource (access's SessionSource);
- * - writes: insertContact, insertContactForest (many at once), updateContact, setPassword, revokeTokensOfRole, markSignedIn; tree changes in a transaction
- *   that holds the directory lock: changeDirectory(db, work, claim?);
- * - the checks before a write: assertUnique (with the caller's words for a taken e-mail or
- *   service number), assertChangeReferences;
+ * - writes: ContactWrites, the one writer of contacts: a create, a change, a move, a delete or
+ *   a batch of creates and changes (changeMany, the import's), each checked by the same rules
+ *   (write/contact-rules.ts) under the directory lock; a writer in another module (registration,
+ *   profile, import) describes its change and gives its own words for a taken e-mail or
+ *   service number. The parts below it remain for the seeds and the demo data:
+ *   insertContact, insertContactForest, updateContact, changeDirectory(db, work, claim?);
+ * - setPassword, revokeTokensOfRole, markSignedIn: an account's own columns;
  * - the search backlog (SearchBacklog): the grams of an import's contacts, written after its commit;
  * - the check of the derived columns (checkDirectory, repairDirectory: tree/integrity.ts);
  * - the services and the router that app.ts wires.
@@ -31,9 +34,10 @@ export { checkDirectory, directorySound, FINDINGS, repairDirectory, type Directo
 export { computePreorder, writeLabels } from './tree/labels';
 export { changeStamp, directoryChangesInFlight, markSearchChanged } from './tree/lock';
 export { sortNameOf } from './tree/order';
-export { ContactWrites } from './write/contact-writes.service';
+export { ContactWrites, type WriteWords } from './write/contact-writes.service';
+export type { BatchCreate } from './write/contact-batch';
+export type { ParentRef as ContactParent, PlannedChange, RuleFailure } from './write/contact-change';
 export { insertContact, updateContact, type ContactChanges, type ContactInsert } from './write/contact.writer';
 export { insertContactForest, type ForestContact } from './write/forest.writer';
 export { markSignedIn, revokeTokensOfRole, setPassword } from './write/account.writer';
-export { assertChangeReferences } from './write/references';
 export { assertUnique, changeDirectory, type UniqueClaim, type UniqueField } from './write/uniqueness';

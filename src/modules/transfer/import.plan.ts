@@ -1,27 +1,24 @@
 import type { Knex } from 'knex';
-import { ForbiddenError } from '../../lib/errors';
-import { assertRoleWithinReach, type AuthContext } from '../access';
-import { findUserRows, type ContactChanges, type ForestContact, type UserRow } from '../contacts';
+import type { AuthContext } from '../access';
+import { findUserRows, type BatchCreate, type ContactChanges, type PlannedChange, type UserRow } from '../contacts';
 import { ReferenceLookup } from '../reference';
 import { resolveParents } from './import.parents';
 import { REQUIRED_TO_CREATE, type ImportRow, type ParentRef, type Resolved, type RowError } from './import.rows';
 
 export type ImportMode = 'create' | 'upsert';
 
-export interface PlannedUpdate {
-  row: number;
-  current: UserRow;
-  changes: ContactChanges;
-  parent: ParentRef | undefined;
-  /** rows above it in the file's own tree: updates run parents first */
-  level: number;
-}
-
+/**
+ * What a file asks of the contacts' writer (ContactWrites.changeMany), each item's `ref` its
+ * row: the contacts to create (with the row's password, hashed later), the changes of
+ * existing ones, and what the mapping itself found wrong.
+ */
 export interface Plan {
-  creates: Array<{ row: number; contact: ForestContact; password: string | null }>;
-  updates: PlannedUpdate[];
+  creates: Array<BatchCreate & { password: string | null }>;
+  changes: PlannedChange[];
   unchanged: number;
   errors: RowError[];
+  /** a role's name as the directory spells it, for the row errors */
+  roleName: (name: string) => string;
 }
 
 const TAKEN = 'Service number or email already exists';
@@ -29,9 +26,10 @@ const TEXT_FIELDS = ['name', 'email', 'phone', 'mobile', 'alternative_mobile', '
 const CLEARABLE = new Set<string>(['mobile', 'alternative_mobile']);
 
 /**
- * Checks every row of a file against the directory, inside the import's transaction (which
- * holds the directory lock), and says what the import writes: the contacts it creates (a
- * forest), the contacts it updates (upsert), and every row error. Nothing is written here.
+ * Maps every row of a file to a change of the directory, inside the import's transaction (which
+ * holds the directory lock): names to ids, service numbers to the contacts they name, and the
+ * file's own rules (one row per service number and e-mail, the columns a new contact needs, the
+ * mode). The rules of a contact (reach, uniqueness, parents) are the writer's. Nothing is written here.
  */
 export async function planImport(trx: Knex.Transaction, rows: ImportRow[], mode: ImportMode, actor: AuthContext): Promise<Plan> {
   const errors: RowError[] = [];
@@ -64,7 +62,6 @@ export async function planImport(trx: Knex.Transaction, rows: ImportRow[], mode:
   }
 
   const existing = new Map((await findUserRows(trx, [...bySn.keys()], 'service_no')).map((u) => [u.service_no, u]));
-  const holders = new Map((await findUserRows(trx, [...emailRow.keys()], 'email')).map((u) => [u.email, u]));
 
   for (const r of resolved) {
     const { input } = r;
@@ -78,14 +75,15 @@ export async function planImport(trx: Knex.Transaction, rows: ImportRow[], mode:
     } else {
       for (const [column, message] of REQUIRED_TO_CREATE) if (!v[column]) fail(input, column, message);
     }
-    const holder = v.email ? holders.get(v.email) : undefined;
-    if (holder && holder.service_no !== r.serviceNo) fail(input, 'email', TAKEN);
     resolveNames(r, lookup, (field, message) => fail(input, field, message));
   }
 
-  await checkReach(trx, resolved, lookup, actor, fail);
   await resolveParents(trx, resolved, bySn, existing, fail);
-  return { ...toWrites(resolved, actor), errors };
+  const roleName = (name: string) => {
+    const id = lookup.role(name);
+    return lookup.lists.roles.find((r) => r.id === id)?.name ?? name;
+  };
+  return { ...toWrites(resolved, actor), errors, roleName };
 }
 
 /** Names to ids: every name that matches nothing is an error naming the column and the value. */
@@ -131,62 +129,22 @@ function resolveNames(r: Resolved, lookup: ReferenceLookup, fail: (field: string
   }
 }
 
-/** The privilege ceiling (docs/api.md): no row gives a role, or changes a contact holding one, above the caller's reach. */
-async function checkReach(
-  trx: Knex.Transaction,
-  resolved: Resolved[],
-  lookup: ReferenceLookup,
-  actor: AuthContext,
-  fail: (r: ImportRow, field: string, message: string) => void,
-): Promise<void> {
-  const reach = new Map<number, boolean>();
-  const within = async (roleId: number) => {
-    if (!reach.has(roleId)) {
-      try {
-        await assertRoleWithinReach(trx, actor, roleId);
-        reach.set(roleId, true);
-      } catch (err) {
-        if (!(err instanceof ForbiddenError)) throw err;
-        reach.set(roleId, false);
-      }
-    }
-    return reach.get(roleId)!;
-  };
-  const roleName = (id: number) => lookup.lists.roles.find((r) => r.id === id)?.name ?? String(id);
-  for (const r of resolved) {
-    if (r.current && !(await within(r.current.role_id))) fail(r.input, 'service_no', 'Insufficient permissions to change this contact');
-    const roleId = r.fields.role_id;
-    if (roleId !== undefined && !(await within(roleId))) fail(r.input, 'role', `Insufficient permissions to give the role ${roleName(roleId)}`);
-  }
-}
-
-/** What the rows write: new contacts as a forest, changed contacts with their changes, and how many stay as they are. */
-function toWrites(resolved: Resolved[], actor: AuthContext): Omit<Plan, 'errors'> {
-  const plan: Omit<Plan, 'errors'> = { creates: [], updates: [], unchanged: 0 };
-  const levels = new Map<Resolved, number>();
-  const levelOf = (r: Resolved): number => {
-    const chain: Resolved[] = [];
-    let at: Resolved | undefined = r;
-    while (at && !levels.has(at) && !chain.includes(at)) {
-      chain.push(at);
-      at = at.parentRow;
-    }
-    let level = at && levels.has(at) ? levels.get(at)! : -1;
-    for (let i = chain.length - 1; i >= 0; i--) levels.set(chain[i], ++level);
-    return levels.get(r)!;
-  };
+/** What the rows write: new contacts, changed contacts with their changes, and how many stay as they are. */
+function toWrites(resolved: Resolved[], actor: AuthContext): Omit<Plan, 'errors' | 'roleName'> {
+  const plan: Omit<Plan, 'errors' | 'roleName'> = { creates: [], changes: [], unchanged: 0 };
   for (const r of resolved) {
     const v = r.input.values;
     if (!r.current) {
       const f = r.fields;
       plan.creates.push({
-        row: r.input.row,
+        ref: r.input.row,
         password: v.password ?? null,
+        parent: r.parent ?? null,
         contact: {
-          name: f.name!, email: f.email!, service_no: r.serviceNo, phone: f.phone ?? null, mobile: f.mobile ?? null,
-          alternative_mobile: f.alternative_mobile ?? null, unit_id: f.unit_id!, department_id: f.department_id ?? null,
-          designation_id: f.designation_id!, rank_id: f.rank_id ?? null, role_id: f.role_id, status: f.status ?? undefined,
-          organization_id: actor.organizationId, parent: r.parent ?? null,
+          name: f.name, email: f.email, service_no: r.serviceNo, phone: f.phone ?? null, mobile: f.mobile ?? null,
+          alternative_mobile: f.alternative_mobile ?? null, unit_id: f.unit_id, department_id: f.department_id ?? null,
+          designation_id: f.designation_id, rank_id: f.rank_id ?? null, role_id: f.role_id, status: f.status ?? undefined,
+          organization_id: actor.organizationId,
         },
       });
       continue;
@@ -194,9 +152,8 @@ function toWrites(resolved: Resolved[], actor: AuthContext): Omit<Plan, 'errors'
     const changes = changedFields(r.current, r.fields);
     const parentChanged = r.parent !== undefined && !sameParent(r.current, r.parent);
     if (Object.keys(changes).length === 0 && !parentChanged) plan.unchanged++;
-    else plan.updates.push({ row: r.input.row, current: r.current, changes, parent: parentChanged ? r.parent : undefined, level: levelOf(r) });
+    else plan.changes.push({ ref: r.input.row, current: r.current, changes, parent: parentChanged ? r.parent : undefined });
   }
-  plan.updates.sort((a, b) => a.level - b.level);
   return plan;
 }
 

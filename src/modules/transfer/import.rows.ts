@@ -1,5 +1,5 @@
 import { emailProblem, lengthBetween, lengthMessage, passwordProblem } from '../../lib/http/validate';
-import { CONTACT_TEXT, STATUSES, type ContactChanges, type ForestContact, type UserRow } from '../contacts';
+import { CONTACT_TEXT, STATUSES, type ContactChanges, type ContactParent, type UserRow } from '../contacts';
 import { unescapeFormula, type Column, type HeaderMap } from './columns';
 import type { Sheet } from './sheet';
 
@@ -20,7 +20,7 @@ export interface ImportRow {
 }
 
 /** Where a row's contact goes: under a contact of the directory, under another row's (by service number), at the top; undefined: where it is. */
-export type ParentRef = ForestContact['parent'];
+export type ParentRef = ContactParent;
 
 /** A row on its way to a write: its contact (when it exists), unit, fields and parent. */
 export interface Resolved {
@@ -30,7 +30,6 @@ export interface Resolved {
   unitId?: number;
   fields: Partial<ContactChanges>;
   parent?: ParentRef;
-  parentRow?: Resolved;
 }
 
 /** The lengths of each text column: a contact's own fields as POST /api/contacts has them, and the names. */

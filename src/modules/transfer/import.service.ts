@@ -1,9 +1,8 @@
-import type { Knex } from 'knex';
 import type { Db } from '../../lib/db';
 import { AppError, ValidationError } from '../../lib/errors';
-import type { Actor, AuditTrail } from '../audit';
+import type { Actor } from '../audit';
 import type { PasswordHasher } from '../access';
-import { assertChangeReferences, changeDirectory, insertContactForest, updateContact, type SearchBacklog } from '../contacts';
+import type { ContactWrites, RuleFailure } from '../contacts';
 import { mapHeader } from './columns';
 import { planImport, type ImportMode, type Plan } from './import.plan';
 import { readRows, type ImportRow, type RowError } from './import.rows';
@@ -41,28 +40,21 @@ const COLUMN_OF: Record<string, string> = {
   unit_id: 'unit', department_id: 'department', designation_id: 'designation', rank_id: 'rank', role_id: 'role', parent_id: 'parent_service_no',
 };
 
-/** Ends a dry run: its transaction rolls back, and its report is the answer. */
-class DryRunDone {
-  constructor(readonly report: ImportReport) {}
-}
-
 /**
- * POST /api/contacts/import (docs/import-export.md): a file of contacts, checked whole and
- * written in one transaction under the directory lock, or not at all.
+ * POST /api/contacts/import (docs/import-export.md): a file of contacts, read and mapped here,
+ * then checked whole and written by the contacts' writer in one transaction, or not at all.
  */
 export class DirectoryImport {
   private readonly db: Db;
   private readonly passwords: PasswordHasher;
   private readonly maxRows: number;
-  private readonly audit: AuditTrail;
-  private readonly backlog: SearchBacklog;
+  private readonly writes: ContactWrites;
 
-  constructor(deps: { db: Db; passwords: PasswordHasher; maxRows: number; audit: AuditTrail; backlog: SearchBacklog }) {
+  constructor(deps: { db: Db; passwords: PasswordHasher; maxRows: number; writes: ContactWrites }) {
     this.db = deps.db;
     this.passwords = deps.passwords;
     this.maxRows = deps.maxRows;
-    this.audit = deps.audit;
-    this.backlog = deps.backlog;
+    this.writes = deps.writes;
   }
 
   async run(file: Buffer, options: ImportOptions, actor: Actor): Promise<ImportReport> {
@@ -70,28 +62,30 @@ export class DirectoryImport {
     const base = { mode: options.mode, dry_run: options.dryRun, ignored_columns: ignored };
     // before the lock: hashing 10,000 passwords takes minutes at a production cost
     const hashes = options.dryRun || rowErrors.length > 0 ? new Map<number, string>() : await this.hashPasswords(rows);
-    try {
-      const report = await changeDirectory(this.db, async (trx) => {
-        const plan = await planImport(trx, rows, options.mode, actor);
-        const errors = [...rowErrors, ...plan.errors];
-        const written = errors.length === 0 ? await write(trx, plan, hashes) : { errors: [], ids: [] };
-        errors.push(...written.errors);
-        const report = reportOf(base, plan, errors);
-        if (options.dryRun) throw new DryRunDone(report);
-        if (errors.length > 0) throw rejected(report);
+    let plan: Plan | null = null;
+    const { failures, written } = await this.writes.changeMany(
+      actor,
+      async (trx) => {
+        plan = await planImport(trx, rows, options.mode, actor);
+        for (const c of plan.creates) c.passwordHash = c.password ? (hashes.get(c.ref) ?? null) : null;
+        return { batch: plan, blocked: rowErrors.length > 0 || plan.errors.length > 0 };
+      },
+      {
+        dryRun: options.dryRun,
         // one entry for the whole file: its counts, and every contact it wrote as a target
-        const { created, updated, unchanged, mode } = report;
-        const details = { mode, rows: rows.length, created, updated, unchanged };
-        await this.audit.record(trx, actor, { action: 'contact.import', targetType: 'contact', targetId: null, targetIds: written.ids, details });
-        return report;
-      });
-      // the new contacts' search grams, after the commit (contacts' search/backlog.ts)
-      if (report.created > 0) this.backlog.schedule();
-      return report;
-    } catch (err) {
-      if (err instanceof DryRunDone) return err.report;
-      throw err;
-    }
+        audit: (done) => {
+          const details = { mode: options.mode, rows: rows.length, created: done.created.size, updated: done.changed.length, unchanged: plan!.unchanged };
+          return { action: 'contact.import', targetType: 'contact', targetId: null, targetIds: [...done.created.values(), ...done.changed], details };
+        },
+      },
+    );
+    const planned = plan as Plan | null;
+    if (!planned) throw new Error('import: the plan did not run');
+    const errors = [...rowErrors, ...planned.errors];
+    errors.push(...rowErrorsOf(failures, rows, planned, errors));
+    const report = reportOf(base, planned, errors);
+    if (!written && !options.dryRun && errors.length > 0) throw rejected(report);
+    return report;
   }
 
   /** The file's rows, each checked alone; the file's cells are not kept (a 100,000-row file's are some 40 MB). */
@@ -120,29 +114,30 @@ export class DirectoryImport {
 }
 
 /**
- * Writes a plan without errors: the new contacts as one forest, then the updates, parents first.
- * A rule that only the write can check (a unit change of a contact with children, say) stops
- * it, and is returned as the error of its row: the caller fails the whole import.
+ * The writer's failures as errors of the file's rows, in its columns and words. A row the
+ * mapping already found wrong in a column keeps that error alone in that column (a service
+ * number of an existing contact in create mode is not also "taken").
  */
-async function write(trx: Knex.Transaction, plan: Plan, hashes: ReadonlyMap<number, string>): Promise<{ errors: RowError[]; ids: number[] }> {
-  const created = await insertContactForest(
-    trx,
-    // the plan's own objects, not copies: 100,000 of them are some 20 MB
-    plan.creates.map((c) => Object.assign(c.contact, { password_hash: c.password ? (hashes.get(c.row) ?? null) : null })),
-  );
-  for (const u of plan.updates) {
-    const changes = { ...u.changes };
-    if (u.parent !== undefined) changes.parent_id = u.parent === null ? null : 'id' in u.parent ? u.parent.id : created.get(u.parent.serviceNo)!;
-    try {
-      await assertChangeReferences(trx, u.current, changes);
-      await updateContact(trx, u.current, changes);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status !== 400) throw err;
-      const field = err.errors?.[0]?.field ?? 'service_no';
-      return { errors: [{ row: u.row, field: COLUMN_OF[field] ?? field, message: err.errors?.[0]?.message ?? err.message }], ids: [] };
+function rowErrorsOf(failures: readonly RuleFailure[], rows: readonly ImportRow[], plan: Plan, found: readonly RowError[]): RowError[] {
+  const said = new Set(found.map((e) => `${e.row}:${e.field}`));
+  const byRow = new Map(rows.map((r) => [r.row, r]));
+  const errors: RowError[] = [];
+  for (const f of failures) {
+    const v = byRow.get(f.ref)?.values ?? {};
+    const first = f.error.errors?.[0];
+    const words: Array<[string, string]> =
+      f.code === 'reach' ? [['service_no', 'Insufficient permissions to change this contact']]
+      : f.code === 'role_reach' ? [['role', `Insufficient permissions to give the role ${plan.roleName(v.role ?? 'User')}`]]
+      : f.code === 'parent_missing' ? [['parent_service_no', `Parent contact not found: ${v.parent_service_no}`]]
+      : (f.error.errors ?? [{ field: first?.field ?? 'service_no', message: f.error.message }]).map((e) => [e.field, e.message]);
+    for (const [field, message] of words) {
+      const column = COLUMN_OF[field] ?? field;
+      if (said.has(`${f.ref}:${column}`)) continue;
+      said.add(`${f.ref}:${column}`);
+      errors.push({ row: f.ref, field: column, message });
     }
   }
-  return { errors: [], ids: [...created.values(), ...plan.updates.map((u) => u.current.id)] };
+  return errors;
 }
 
 function reportOf(base: Pick<ImportReport, 'mode' | 'dry_run' | 'ignored_columns'>, plan: Plan, errors: RowError[]): ImportReport {
@@ -153,7 +148,7 @@ function reportOf(base: Pick<ImportReport, 'mode' | 'dry_run' | 'ignored_columns
     mode: base.mode,
     dry_run: base.dry_run,
     created: ok ? plan.creates.length : 0,
-    updated: ok ? plan.updates.length : 0,
+    updated: ok ? plan.changes.length : 0,
     unchanged: ok ? plan.unchanged : 0,
     failed,
     errors: errors.slice(0, MAX_REPORTED),

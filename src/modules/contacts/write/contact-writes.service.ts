@@ -2,22 +2,29 @@ import type { Knex } from 'knex';
 import { inTransaction, type Db } from '../../../lib/db';
 import { ifMatchHolds } from '../../../lib/http/conditional';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../../lib/errors';
-import { changesOf, type Actor, type AuditTrail, type Changes } from '../../audit';
-import { assertRoleWithinReach, ROLE_ID, type PasswordHasher } from '../../access';
+import { changesOf, type Actor, type AuditEntry, type AuditTrail, type Changes } from '../../audit';
+import { ROLE_ID, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
 import { contactRowTag } from '../read/contact.record';
 import { findUserRow, findUserRows, type UserRow } from '../read/users.queries';
 import { TreeOrder } from '../tree/order';
-import { assertParentAllowed, deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert } from './contact.writer';
+import { deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert } from './contact.writer';
 import { setPassword } from './account.writer';
-import { assertChangeReferences, assertReferences } from './references';
-import { assertUnique, changeDirectory, type UniqueClaim } from './uniqueness';
+import type { ContactBatch, RuleFailure } from './contact-change';
+import { checkContacts, CONTACT_TAKEN, throwFirst, type TakenWords } from './contact-rules';
+import { writeBatch, type BatchWritten, type WritableBatch } from './contact-batch';
+import type { SearchBacklog } from '../search/backlog';
+import { changeDirectory, type UniqueClaim } from './uniqueness';
 
 export type CreateContactInput = Omit<ContactInsert, 'password_hash' | 'organization_id' | 'branch' | 'sub_branch'> & {
   password?: string;
 };
 
-const duplicate = () => new BadRequestError('Service number or email already exists');
+/** How a writer other than the contacts' endpoints words its change: its audit action, its message for a taken e-mail or service number. */
+export interface WriteWords {
+  action?: string;
+  taken?: TakenWords;
+}
 
 /**
  * Changes to the directory by its admins. Each runs in one transaction that holds the
@@ -29,12 +36,14 @@ export class ContactWrites {
   private readonly reads: ContactReads;
   private readonly passwords: PasswordHasher;
   private readonly audit: AuditTrail;
+  private readonly backlog: SearchBacklog;
 
-  constructor(deps: { db: Db; reads: ContactReads; passwords: PasswordHasher; audit: AuditTrail }) {
+  constructor(deps: { db: Db; reads: ContactReads; passwords: PasswordHasher; audit: AuditTrail; backlog: SearchBacklog }) {
     this.db = deps.db;
     this.reads = deps.reads;
     this.passwords = deps.passwords;
     this.audit = deps.audit;
+    this.backlog = deps.backlog;
   }
 
   /** The contact, active, for a change; 404 otherwise. An inactive contact is read-only. */
@@ -56,45 +65,65 @@ export class ContactWrites {
     }
   }
 
+  /** A transaction under the directory lock whose checks are the rules' (contact-rules.ts); the first failure is the answer. */
+  private static async check(trx: Knex.Transaction, actor: Actor, batch: Partial<ContactBatch>, taken?: TakenWords): Promise<void> {
+    throwFirst(await checkContacts(trx, actor, { creates: batch.creates ?? [], changes: batch.changes ?? [] }, taken));
+  }
+
   async create(input: CreateContactInput, actor: Actor) {
     const { password, ...fields } = input;
-    const passwordHash = password ? await this.passwords.hash(password) : null;
-    const roleId = fields.role_id ?? ROLE_ID.user;
-    const claim: UniqueClaim = { fields, exceptId: null, taken: duplicate };
-    const id = await changeDirectory(
-      this.db,
-      async (trx) => {
-        await assertRoleWithinReach(trx, actor, roleId);
-        await assertReferences(trx, { ...fields, role_id: roleId }, fields.unit_id);
-        await assertUnique(trx, claim);
-        const values = { ...fields, role_id: roleId, organization_id: actor.organizationId };
-        const created = await insertContact(trx, { ...values, password_hash: passwordHash });
-        await this.audit.record(trx, actor, { action: 'contact.create', targetType: 'contact', targetId: created, changes: changesOf(null, values) });
-        return created;
-      },
-      claim,
-    );
+    const id = await this.insert({ ...fields, organization_id: actor.organizationId }, password ?? null, actor);
     const contact = await this.reads.get(id);
     return { contact, tree: await this.reads.unitTreeCompact(contact.unit_id) };
   }
 
+  /**
+   * A new contact with its password (hashed here, before the lock), in `fields.organization_id`;
+   * `options` give a registration's audit action and its words for a taken e-mail or service number.
+   */
+  async insert(fields: Omit<ContactInsert, 'password_hash'> & { organization_id: number }, password: string | null, actor: Actor, options: WriteWords = {}): Promise<number> {
+    const passwordHash = password ? await this.passwords.hash(password) : null;
+    const values = { ...fields, role_id: fields.role_id ?? ROLE_ID.user };
+    const taken = options.taken ?? CONTACT_TAKEN;
+    const claim: UniqueClaim = { fields, exceptId: null, taken };
+    return changeDirectory(
+      this.db,
+      async (trx) => {
+        const parent = values.parent_id === undefined || values.parent_id === null ? null : { id: values.parent_id };
+        await ContactWrites.check(trx, actor, { creates: [{ ref: 0, contact: values, parent }] }, taken);
+        const created = await insertContact(trx, { ...values, password_hash: passwordHash }, { checked: true });
+        await this.audit.record(trx, actor, {
+          action: options.action ?? 'contact.create', targetType: 'contact', targetId: created, organizationId: values.organization_id, changes: changesOf(null, values),
+        });
+        return created;
+      },
+      claim,
+    );
+  }
+
+  /** A change of an active contact: the contact as it is now. */
   async update(id: number, changes: ContactChanges, actor: Actor, ifMatch: readonly string[] = []) {
-    const claim: UniqueClaim = { fields: changes, exceptId: id, taken: duplicate };
+    await this.change(id, changes, actor, ifMatch);
+    return this.reads.get(id);
+  }
+
+  /** update without the answer; `options` give a profile's audit action and words. */
+  async change(id: number, changes: ContactChanges, actor: Actor, ifMatch: readonly string[] = [], options: WriteWords = {}): Promise<void> {
+    const taken = options.taken ?? CONTACT_TAKEN;
+    const claim: UniqueClaim = { fields: changes, exceptId: id, taken };
     await changeDirectory(
       this.db,
       async (trx) => {
         const current = await this.activeContact(trx, id);
-        await assertRoleWithinReach(trx, actor, current.role_id);
-        if (changes.role_id !== undefined) await assertRoleWithinReach(trx, actor, changes.role_id);
-        await assertChangeReferences(trx, current, changes);
-        await assertUnique(trx, claim);
+        const { parent_id: parentId, ...fields } = changes;
+        const parent = parentId === undefined ? undefined : parentId === null ? null : { id: parentId };
+        await ContactWrites.check(trx, actor, { changes: [{ ref: 0, current, changes: fields, parent }] }, taken);
         ContactWrites.assertAsRead(current, ifMatch);
-        await updateContact(trx, current, changes);
-        await this.recordChange(trx, actor, 'contact.update', current, changesOf({ ...current }, changes));
+        await updateContact(trx, current, changes, { checked: true });
+        await this.recordChange(trx, actor, options.action ?? 'contact.update', current, changesOf({ ...current }, changes));
       },
       claim,
     );
-    return this.reads.get(id);
   }
 
   async remove(id: number, actor: Actor): Promise<void> {
@@ -109,9 +138,9 @@ export class ContactWrites {
   async move(id: number, parentId: number | null, actor: Actor, ifMatch: readonly string[] = []) {
     const unitId = await changeDirectory(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
-      await assertRoleWithinReach(trx, actor, current.role_id);
+      await ContactWrites.check(trx, actor, { changes: [{ ref: 0, current, changes: {}, parent: parentId === null ? null : { id: parentId } }] });
       ContactWrites.assertAsRead(current, ifMatch);
-      await updateContact(trx, current, { parent_id: parentId });
+      await updateContact(trx, current, { parent_id: parentId }, { checked: true });
       await this.recordChange(trx, actor, 'contact.move', current, changesOf({ ...current }, { parent_id: parentId }));
       return current.unit_id;
     });
@@ -140,7 +169,8 @@ export class ContactWrites {
       const found = new Set(rows.map((r) => r.id));
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) throw BadRequestError.field('contactIds', `Contacts not found or inactive: ${missing.join(', ')}`);
-      if (parentId !== null) await assertParentAllowed(trx, rows, parentId);
+      const parent = parentId === null ? null : { id: parentId };
+      await ContactWrites.check(trx, actor, { changes: rows.map((current) => ({ ref: current.id, current, changes: {}, parent })) });
       await new TreeOrder(trx).moveSubtrees(rows.map((r) => r.id), parentId);
       for (const group of byOrganization(rows)) {
         const contactIds = group.map((r) => r.id);
@@ -152,13 +182,43 @@ export class ContactWrites {
     return { movedCount: ids.length, contactIds: ids, new_parent_id: parentId };
   }
 
+  /**
+   * A batch of creates and changes (an import's rows), checked whole under the directory lock
+   * and written all together or not at all. `plan` reads what it needs in the same
+   * transaction and says whether its own checks already failed (`blocked`): then, as in a dry
+   * run, the rules still report everything and nothing is written. `audit` gives the one entry
+   * for what was written. The new contacts' search grams follow after the commit (backlog.ts).
+   */
+  async changeMany(
+    actor: Actor,
+    plan: (trx: Knex.Transaction) => Promise<{ batch: WritableBatch; blocked: boolean }>,
+    options: { dryRun: boolean; audit: (written: BatchWritten) => AuditEntry },
+  ): Promise<{ failures: RuleFailure[]; written: BatchWritten | null }> {
+    try {
+      const written = await changeDirectory(this.db, async (trx) => {
+        const { batch, blocked } = await plan(trx);
+        const failures = await checkContacts(trx, actor, batch);
+        if (options.dryRun || blocked || failures.length > 0) throw new RolledBack(failures);
+        const result = await writeBatch(trx, batch);
+        if (!('created' in result)) throw new RolledBack([result]);
+        await this.audit.record(trx, actor, options.audit(result));
+        return result;
+      });
+      if (written.created.size > 0) this.backlog.schedule();
+      return { failures: [], written };
+    } catch (err) {
+      if (err instanceof RolledBack) return { failures: err.failures, written: null };
+      throw err;
+    }
+  }
+
   /** Admin password reset (docs/api.md): records `admin_reset` and revokes the contact's tokens. */
   async resetPassword(id: number, newPassword: string, actor: Actor): Promise<void> {
     const hash = await this.passwords.hash(newPassword);
     // no tree change: no directory lock, and the directory's version stays
     await inTransaction(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
-      await assertRoleWithinReach(trx, actor, current.role_id);
+      await ContactWrites.check(trx, actor, { changes: [{ ref: 0, current, changes: {} }] });
       await setPassword(trx, { userId: id, hash, changedBy: actor.userId, organizationId: current.organization_id, changeType: 'admin_reset', client: actor.client });
       // the password itself is no field of the trail: the action says it changed
       await this.recordChange(trx, actor, 'contact.password_reset', current, {}, true);
@@ -170,6 +230,11 @@ export class ContactWrites {
     if (!always && Object.keys(changes).length === 0) return;
     await this.audit.record(trx, actor, { action, targetType: 'contact', targetId: target.id, organizationId: target.organization_id, changes });
   }
+}
+
+/** Ends a batch's transaction without a write: a dry run, or a batch with failures. */
+class RolledBack {
+  constructor(readonly failures: RuleFailure[]) {}
 }
 
 /** Rows grouped by their organization: a change of many is one entry per organization it touched. */

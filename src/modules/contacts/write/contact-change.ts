@@ -1,0 +1,74 @@
+import type { AppError } from '../../../lib/errors';
+import type { UserRow } from '../read/users.queries';
+import type { ContactChanges, ContactInsert } from './contact.writer';
+
+/**
+ * A change of the directory as every writer of contacts describes it: new contacts and
+ * changes of existing ones, each with the caller's name for it (`ref`), and what the rules
+ * (contact-rules.ts) find wrong with it.
+ */
+
+/** Where a contact goes: under a contact of the directory, under a new contact of the same batch (by its service number), at the top. */
+export type ParentRef = { id: number } | { serviceNo: string } | null;
+
+/** A contact to create; `ref` is the caller's name for it (an import's row number). */
+export interface PlannedCreate {
+  ref: number;
+  contact: Partial<Omit<ContactInsert, 'parent_id' | 'service_no'>> & { service_no: string };
+  parent: ParentRef;
+}
+
+/** A change of the active contact `current`; `parent` undefined: it stays where it is. */
+export interface PlannedChange {
+  ref: number;
+  current: UserRow;
+  changes: Omit<ContactChanges, 'parent_id'>;
+  parent?: ParentRef;
+}
+
+export interface ContactBatch {
+  creates: readonly PlannedCreate[];
+  changes: readonly PlannedChange[];
+}
+
+/**
+ * What a failure is about, for a caller that words it its own way (an import names the file's
+ * columns): the contact's role, a role given, an id that refers to nothing, a taken e-mail or
+ * service number, the parent, or a rule that only the write itself meets. `error` is the
+ * answer of a single request.
+ */
+export type RuleCode = 'reach' | 'role_reach' | 'reference' | 'taken' | 'parent_missing' | 'parent_unit' | 'parent_cycle' | 'write';
+
+export interface RuleFailure {
+  ref: number;
+  code: RuleCode;
+  error: AppError;
+}
+
+/** One item of a batch, as the rules see it: what it will be after the write. */
+export interface Subject {
+  ref: number;
+  /** the contact's id; null for a new one */
+  id: number | null;
+  serviceNo: string;
+  current: UserRow | null;
+  given: Partial<ContactInsert>;
+  unitId: number | undefined;
+  departmentId: number | null | undefined;
+  parent: ParentRef | undefined;
+}
+
+export function subjectsOf(batch: ContactBatch): Subject[] {
+  const created: Subject[] = batch.creates.map((c) => ({
+    ref: c.ref, id: null, serviceNo: c.contact.service_no, current: null, given: c.contact,
+    unitId: c.contact.unit_id, departmentId: c.contact.department_id ?? null, parent: c.parent,
+  }));
+  const changed: Subject[] = batch.changes.map((c) => ({
+    ref: c.ref, id: c.current.id, serviceNo: c.changes.service_no ?? c.current.service_no, current: c.current, given: c.changes,
+    unitId: c.changes.unit_id ?? c.current.unit_id,
+    departmentId: c.changes.department_id === undefined ? c.current.department_id : c.changes.department_id,
+    parent: c.parent,
+  }));
+  return [...created, ...changed];
+}
+

@@ -1,0 +1,132 @@
+import type { Knex } from 'knex';
+import { chunks } from '../../../lib/chunks';
+import { BadRequestError, ForbiddenError, ValidationError, type AppError, type FieldError } from '../../../lib/errors';
+import { assertRoleWithinReach, type AuthContext } from '../../access';
+import { findUserRows } from '../read/users.queries';
+import { subjectsOf, type ContactBatch, type RuleFailure, type Subject } from './contact-change';
+import type { ContactChanges } from './contact.writer';
+import { checkParents } from './parent-rules';
+import type { UniqueField } from './uniqueness';
+
+/**
+ * The rules of a contact, checked once for every writer: a single create or change, a bulk
+ * move, a registration and an import all describe what they want as a batch and ask
+ * checkContacts what is wrong with it, inside the transaction that holds the directory lock.
+ */
+
+/** The messages a caller gives a taken e-mail or service number; the contacts' own by default. */
+export type TakenWords = (field: UniqueField) => AppError;
+
+export const CONTACT_TAKEN: TakenWords = (field) => BadRequestError.field(field, 'Service number or email already exists');
+
+const REFERENCE_TABLES: ReadonlyArray<[keyof ContactChanges & `${string}_id`, string, string]> = [
+  ['unit_id', 'units', 'Unknown unit'],
+  ['department_id', 'departments', 'Unknown department'],
+  ['designation_id', 'designations', 'Unknown designation'],
+  ['rank_id', 'ranks', 'Unknown rank'],
+  ['role_id', 'roles', 'Unknown role'],
+];
+
+/**
+ * Every rule a batch breaks, in the order a single request meets them: the caller's reach
+ * (the contact's role and any role given), references, uniqueness, then the parents (an
+ * active contact of the same unit, no cycle). Nothing is written.
+ */
+export async function checkContacts(trx: Knex.Transaction, actor: AuthContext, batch: ContactBatch, taken: TakenWords = CONTACT_TAKEN): Promise<RuleFailure[]> {
+  const subjects = subjectsOf(batch);
+  const failures: RuleFailure[] = [];
+  await checkReach(trx, actor, subjects, failures);
+  await checkReferences(trx, subjects, failures);
+  await checkTaken(trx, subjects, taken, failures);
+  await checkParents(trx, subjects, failures);
+  return failures;
+}
+
+/**
+ * For a request about one contact: its first failure as the answer (the references' failures
+ * together, as one validation error), or nothing.
+ */
+export function throwFirst(failures: readonly RuleFailure[]): void {
+  if (failures.length === 0) return;
+  const first = failures[0];
+  if (first.code !== 'reference') throw first.error;
+  const unknown = failures.filter((f) => f.code === 'reference' && f.error instanceof ValidationError);
+  if (unknown.length === 0) throw first.error;
+  throw new ValidationError(unknown.flatMap((f) => f.error.errors ?? []));
+}
+
+async function checkReach(trx: Knex.Transaction, actor: AuthContext, subjects: Subject[], failures: RuleFailure[]): Promise<void> {
+  const reach = new Map<number, boolean>();
+  const within = async (roleId: number) => {
+    if (!reach.has(roleId)) {
+      try {
+        await assertRoleWithinReach(trx, actor, roleId);
+        reach.set(roleId, true);
+      } catch (err) {
+        if (!(err instanceof ForbiddenError)) throw err;
+        reach.set(roleId, false);
+      }
+    }
+    return reach.get(roleId)!;
+  };
+  for (const s of subjects) {
+    if (s.current && !(await within(s.current.role_id))) failures.push({ ref: s.ref, code: 'reach', error: new ForbiddenError() });
+    const roleId = s.given.role_id;
+    if (roleId !== undefined && !(await within(roleId))) {
+      failures.push({ ref: s.ref, code: 'role_reach', error: new ForbiddenError() });
+    }
+  }
+}
+
+/** Every id given names a row; the department (given, or kept) belongs to the unit the contact will be in. */
+async function checkReferences(trx: Knex.Transaction, subjects: Subject[], failures: RuleFailure[]): Promise<void> {
+  const found = new Map<string, Map<number, number | null>>();
+  for (const [field, table] of REFERENCE_TABLES) {
+    const ids = new Set<number>();
+    for (const s of subjects) {
+      const id = field === 'department_id' ? s.departmentId : s.given[field];
+      if (typeof id === 'number') ids.add(id);
+    }
+    const rows = new Map<number, number | null>();
+    for (const chunk of chunks([...ids], 1000)) {
+      const columns = field === 'department_id' ? ['id', 'unit_id'] : ['id'];
+      for (const r of await trx(table).whereIn('id', chunk).select(columns)) rows.set(Number(r.id), r.unit_id === undefined ? null : Number(r.unit_id));
+    }
+    found.set(field, rows);
+  }
+  for (const s of subjects) {
+    const errors: FieldError[] = [];
+    for (const [field, , message] of REFERENCE_TABLES) {
+      const id = s.given[field];
+      if (typeof id === 'number' && !found.get(field)!.has(id)) errors.push({ field, message });
+    }
+    if (errors.length > 0) {
+      failures.push({ ref: s.ref, code: 'reference', error: new ValidationError(errors) });
+      continue;
+    }
+    const departmentUnit = typeof s.departmentId === 'number' ? found.get('department_id')!.get(s.departmentId) : undefined;
+    if (departmentUnit !== undefined && s.unitId !== undefined && departmentUnit !== s.unitId) {
+      failures.push({ ref: s.ref, code: 'reference', error: BadRequestError.field('department_id', 'Department does not belong to the unit') });
+    }
+  }
+}
+
+/**
+ * No other user holds a given e-mail or service number (an inactive one still does). A new
+ * contact whose e-mail and service number one user holds is that user again: one failure, on
+ * the service number.
+ */
+async function checkTaken(trx: Knex.Transaction, subjects: Subject[], taken: TakenWords, failures: RuleFailure[]): Promise<void> {
+  const emails = subjects.flatMap((s) => (s.given.email === undefined ? [] : [s.given.email]));
+  const serviceNos = subjects.flatMap((s) => (s.id === null || s.given.service_no !== undefined ? [s.serviceNo] : []));
+  const byEmail = new Map((await findUserRows(trx, emails, 'email')).map((u) => [u.email.toLowerCase(), u.id]));
+  const bySn = new Map((await findUserRows(trx, serviceNos, 'service_no')).map((u) => [u.service_no, u.id]));
+  for (const s of subjects) {
+    const emailHolder = s.given.email === undefined ? undefined : byEmail.get(s.given.email.toLowerCase());
+    const snHolder = s.id === null || s.given.service_no !== undefined ? bySn.get(s.serviceNo) : undefined;
+    const other = (holder: number | undefined) => holder !== undefined && holder !== s.id;
+    if (other(emailHolder) && !(s.id === null && emailHolder === snHolder)) failures.push({ ref: s.ref, code: 'taken', error: taken('email') });
+    if (other(snHolder)) failures.push({ ref: s.ref, code: 'taken', error: taken('service_no') });
+  }
+}
+
