@@ -4,6 +4,9 @@ import type { DbClient, DbConfig } from './lib/db';
 import type { RateLimitSettings } from './lib/http/rate-limit';
 import type { MetricsSettings } from './lib/metrics';
 import type { TokenSettings } from './modules/access';
+import { ConfigReader, type Env } from './config-reader';
+
+export { ConfigError, type ConfigProblem } from './config-reader';
 
 export type { DbClient, DbConfig };
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -45,84 +48,41 @@ export const DEVELOPMENT_DEFAULTS = Object.freeze({
   adminPassword: 'Admin@12345',
 });
 
-export class ConfigError extends Error {
-  constructor(key: string, problem: string) {
-    super(`Invalid configuration ${key}: ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, key: string, fallback: string): string {
-  const value = env[key];
-  return value === undefined || value.trim() === '' ? fallback : value.trim();
-}
-
-function int(env: Env, key: string, fallback: number, min: number, max: number): number {
-  const raw = env[key];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(key, `expected a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(key, `expected ${min}..${max}, got ${value}`);
-  return value;
-}
-
-const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
-
-/** A duration in seconds: "900" (seconds), "15m", "24h", "7d". */
-function duration(env: Env, key: string, fallback: string): number {
-  const value = str(env, key, fallback);
-  const match = /^(\d+)([smhd]?)$/.exec(value);
-  if (!match || Number(match[1]) === 0) {
-    throw new ConfigError(key, `expected a duration such as 900, 15m, 24h or 7d, got "${value}"`);
-  }
-  return Number(match[1]) * SECONDS[match[2] || 's'];
-}
-
-/** A body size as body-parser reads it: "512" (bytes), "100kb", "1.5mb". */
-function size(env: Env, key: string, fallback: string): string {
-  const value = str(env, key, fallback);
-  if (!/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(value)) {
-    throw new ConfigError(key, `expected a size such as 512, 100kb or 1mb, got "${value}"`);
-  }
-  return value;
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-function oneOf<T extends string>(env: Env, key: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[key]?.trim();
-  if (!raw) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(key, `expected one of ${allowed.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
-
-function flag(env: Env, key: string, fallback: boolean): boolean {
-  const raw = env[key]?.trim().toLowerCase();
-  if (!raw) return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(key, `expected true, false, 1 or 0, got "${env[key]}"`);
-}
-
 /** A bearer token as RFC 6750 spells one, long enough not to be guessed. */
-function metricsToken(env: Env): string | null {
-  const raw = env.METRICS_TOKEN?.trim();
+function metricsToken(read: ConfigReader): string | null {
+  const raw = read.raw('METRICS_TOKEN');
   if (!raw) return null;
-  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(raw)) {
-    throw new ConfigError('METRICS_TOKEN', 'expected letters, digits and -._~+/ only (such as the output of openssl rand -hex 32)');
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(raw) || raw.length < 16) {
+    read.refuse('METRICS_TOKEN', 'expected 16 or more letters, digits or -._~+/ (such as the output of openssl rand -hex 32)');
+    return null;
   }
-  if (raw.length < 16) throw new ConfigError('METRICS_TOKEN', `expected at least 16 characters, got ${raw.length}`);
   return raw;
 }
 
-function trustProxy(env: Env): boolean | number | string {
-  const raw = str(env, 'TRUST_PROXY', 'false');
+function trustProxy(read: ConfigReader): boolean | number | string {
+  const raw = read.str('TRUST_PROXY', 'false');
   if (raw === 'false' || raw === '0') return false;
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw; // a subnet list such as "loopback, 10.0.0.0/8", passed to Express as is
+}
+
+/** Production's rules for the secrets and the first administrator; the values are never shown. */
+function checkProductionSecrets(read: ConfigReader): void {
+  const secret = read.raw('JWT_SECRET');
+  const refreshSecret = read.raw('JWT_REFRESH_SECRET');
+  const LONG_ENOUGH = 'production needs a secret of at least 32 characters';
+  // the development defaults are long enough, but published in this repository
+  const OWN = 'must not be the development default: production needs a secret of its own, of at least 32 characters';
+  if (secret.length < 32) read.refuse('JWT_SECRET', LONG_ENOUGH);
+  else if (secret === DEVELOPMENT_DEFAULTS.jwtSecret) read.refuse('JWT_SECRET', OWN);
+  if (refreshSecret.length < 32) read.refuse('JWT_REFRESH_SECRET', LONG_ENOUGH);
+  else if (refreshSecret === DEVELOPMENT_DEFAULTS.jwtRefreshSecret) read.refuse('JWT_REFRESH_SECRET', OWN);
+  else if (refreshSecret === secret) read.refuse('JWT_REFRESH_SECRET', 'must differ from JWT_SECRET');
+  if (!read.raw('ADMIN_EMAIL')) read.refuse('ADMIN_EMAIL', 'production needs the first administrator e-mail');
+  if (!read.raw('ADMIN_PASSWORD')) read.refuse('ADMIN_PASSWORD', 'production needs the first administrator password');
 }
 
 /**
@@ -130,92 +90,70 @@ function trustProxy(env: Env): boolean | number | string {
  * so tests build configurations without touching process.env.
  */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
-  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
-  const production = nodeEnv === 'production';
-
-  const client = oneOf(env, 'DB_CLIENT', ['sqlite', 'mysql'] as const, 'sqlite');
-
-  const secret = env.JWT_SECRET?.trim() || '';
-  const refreshSecret = env.JWT_REFRESH_SECRET?.trim() || '';
-  const adminPassword = env.ADMIN_PASSWORD?.trim() || '';
-  if (production) {
-    if (secret.length < 32) throw new ConfigError('JWT_SECRET', 'production needs a secret of at least 32 characters');
-    if (refreshSecret.length < 32) {
-      throw new ConfigError('JWT_REFRESH_SECRET', 'production needs a secret of at least 32 characters');
-    }
-    if (secret === refreshSecret) throw new ConfigError('JWT_REFRESH_SECRET', 'must differ from JWT_SECRET');
-    // the development defaults are long enough, but published in this repository
-    if (secret === DEVELOPMENT_DEFAULTS.jwtSecret) throw new ConfigError('JWT_SECRET', 'must not be the development default');
-    if (refreshSecret === DEVELOPMENT_DEFAULTS.jwtRefreshSecret) {
-      throw new ConfigError('JWT_REFRESH_SECRET', 'must not be the development default');
-    }
-    if (!env.ADMIN_EMAIL?.trim()) throw new ConfigError('ADMIN_EMAIL', 'production needs the first administrator e-mail');
-    if (!adminPassword) throw new ConfigError('ADMIN_PASSWORD', 'production needs the first administrator password');
-  }
-
-  const logLevel = oneOf(env, 'LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info');
-
-  const corsRaw = env.CORS_ORIGINS?.trim();
-  const redisUrl = env.REDIS_URL?.trim();
+  const read = new ConfigReader(env);
+  const nodeEnv = read.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  if (nodeEnv === 'production') checkProductionSecrets(read);
+  const corsRaw = read.raw('CORS_ORIGINS');
 
   const config: Config = {
     env: nodeEnv,
-    port: int(env, 'PORT', 3000, 0, 65535),
+    port: read.int('PORT', 3000, 0, 65535),
     db: {
-      client,
-      sqliteFilename: path.resolve(str(env, 'SQLITE_FILENAME', './data/directory.sqlite3')),
-      url: env.DATABASE_URL?.trim() || undefined,
-      host: str(env, 'DB_HOST', '127.0.0.1'),
-      port: int(env, 'DB_PORT', 3306, 1, 65535),
-      user: str(env, 'DB_USER', 'root'),
+      client: read.oneOf('DB_CLIENT', ['sqlite', 'mysql'] as const, 'sqlite'),
+      sqliteFilename: path.resolve(read.str('SQLITE_FILENAME', './data/directory.sqlite3')),
+      url: read.raw('DATABASE_URL') || undefined,
+      host: read.str('DB_HOST', '127.0.0.1'),
+      port: read.int('DB_PORT', 3306, 1, 65535),
+      user: read.str('DB_USER', 'root'),
       password: env.DB_PASSWORD ?? '',
-      database: str(env, 'DB_NAME', 'directory'),
-      poolMax: int(env, 'DB_POOL_MAX', 10, 1, 200),
-      connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
-      acquireTimeoutMs: int(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
-      queryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 10_000, 0, 3_600_000),
+      database: read.str('DB_NAME', 'directory'),
+      poolMax: read.int('DB_POOL_MAX', 10, 1, 200),
+      connectTimeoutMs: read.int('DB_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+      acquireTimeoutMs: read.int('DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
+      queryTimeoutMs: read.int('DB_QUERY_TIMEOUT_MS', 10_000, 0, 3_600_000),
     },
     jwt: {
-      secret: secret || DEVELOPMENT_DEFAULTS.jwtSecret,
-      refreshSecret: refreshSecret || DEVELOPMENT_DEFAULTS.jwtRefreshSecret,
-      expiresIn: duration(env, 'JWT_EXPIRES_IN', '24h'),
-      refreshExpiresIn: duration(env, 'JWT_REFRESH_EXPIRES_IN', '7d'),
-      issuer: str(env, 'JWT_ISSUER', 'directory-service'),
-      audience: str(env, 'JWT_AUDIENCE', 'directory-service-clients'),
+      secret: read.raw('JWT_SECRET') || DEVELOPMENT_DEFAULTS.jwtSecret,
+      refreshSecret: read.raw('JWT_REFRESH_SECRET') || DEVELOPMENT_DEFAULTS.jwtRefreshSecret,
+      expiresIn: read.duration('JWT_EXPIRES_IN', '24h'),
+      refreshExpiresIn: read.duration('JWT_REFRESH_EXPIRES_IN', '7d'),
+      issuer: read.str('JWT_ISSUER', 'directory-service'),
+      audience: read.str('JWT_AUDIENCE', 'directory-service-clients'),
     },
-    bcryptCost: int(env, 'BCRYPT_COST', 12, 4, 15),
+    bcryptCost: read.int('BCRYPT_COST', 12, 4, 15),
     admin: {
-      email: str(env, 'ADMIN_EMAIL', DEVELOPMENT_DEFAULTS.adminEmail).toLowerCase(),
-      password: adminPassword || DEVELOPMENT_DEFAULTS.adminPassword,
-      name: str(env, 'ADMIN_NAME', 'System Administrator'),
+      email: read.str('ADMIN_EMAIL', DEVELOPMENT_DEFAULTS.adminEmail).toLowerCase(),
+      password: read.raw('ADMIN_PASSWORD') || DEVELOPMENT_DEFAULTS.adminPassword,
+      name: read.str('ADMIN_NAME', 'System Administrator'),
     },
     corsOrigins: corsRaw ? corsRaw.split(',').map((o) => o.trim()).filter(Boolean) : null,
-    trustProxy: trustProxy(env),
-    redisUrl: redisUrl || undefined,
+    trustProxy: trustProxy(read),
+    redisUrl: read.raw('REDIS_URL') || undefined,
     rateLimit: {
-      max: int(env, 'RATE_LIMIT_MAX', 1000, 1, 10_000_000),
-      windowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
-      loginMax: int(env, 'LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
-      loginIpMax: int(env, 'LOGIN_IP_RATE_LIMIT_MAX', 50, 1, 1_000_000),
-      loginWindowMs: int(env, 'LOGIN_RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
-      redisPrefix: str(env, 'RATE_LIMIT_REDIS_PREFIX', 'directory:rl:'),
+      max: read.int('RATE_LIMIT_MAX', 1000, 1, 10_000_000),
+      windowMs: read.int('RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
+      loginMax: read.int('LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
+      loginIpMax: read.int('LOGIN_IP_RATE_LIMIT_MAX', 50, 1, 1_000_000),
+      loginWindowMs: read.int('LOGIN_RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 86_400_000),
+      redisPrefix: read.str('RATE_LIMIT_REDIS_PREFIX', 'directory:rl:'),
     },
-    bodyLimit: size(env, 'BODY_LIMIT', '100kb'),
-    logLevel,
-    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    securitySummaryCacheMs: int(env, 'SECURITY_SUMMARY_CACHE_MS', 10_000, 0, 3_600_000),
-    searchIndex: oneOf(env, 'SEARCH_INDEX', ['memory', 'sql'] as const, 'memory'),
-    searchIndexRefreshMs: int(env, 'SEARCH_INDEX_REFRESH_MS', 5_000, 0, 3_600_000),
+    bodyLimit: read.size('BODY_LIMIT', '100kb'),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info'),
+    shutdownTimeoutMs: read.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    securitySummaryCacheMs: read.int('SECURITY_SUMMARY_CACHE_MS', 10_000, 0, 3_600_000),
+    searchIndex: read.oneOf('SEARCH_INDEX', ['memory', 'sql'] as const, 'memory'),
+    searchIndexRefreshMs: read.int('SEARCH_INDEX_REFRESH_MS', 5_000, 0, 3_600_000),
     importLimits: {
-      maxBytes: int(env, 'IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-      maxRows: int(env, 'IMPORT_MAX_ROWS', 100_000, 1, 10_000_000),
+      maxBytes: read.int('IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxRows: read.int('IMPORT_MAX_ROWS', 100_000, 1, 10_000_000),
     },
     audit: {
-      enabled: flag(env, 'AUDIT_ENABLED', true),
-      retentionDays: int(env, 'AUDIT_RETENTION_DAYS', 0, 0, 100_000),
+      enabled: read.flag('AUDIT_ENABLED', true),
+      retentionDays: read.int('AUDIT_RETENTION_DAYS', 0, 0, 100_000),
     },
-    metrics: { enabled: flag(env, 'METRICS_ENABLED', false), token: metricsToken(env) },
+    metrics: { enabled: read.flag('METRICS_ENABLED', false), token: metricsToken(read) },
   };
+  read.throwProblems();
   return deepFreeze(config);
 }
 

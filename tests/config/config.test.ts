@@ -1,5 +1,12 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'dotenv';
 import { ConfigError, DEVELOPMENT_DEFAULTS, developmentDefaultsInUse, loadConfig } from '../../src/config';
+import { ConfigReader } from '../../src/config-reader';
+
+const ROOT = path.join(__dirname, '..', '..');
 
 const PRODUCTION = {
   NODE_ENV: 'production',
@@ -264,4 +271,122 @@ describe('loadConfig in production', () => {
   test('does not fall back to the development defaults', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
   });
+});
+
+/** Eight bad values, one of each kind of check, and none of them a secret. */
+const EIGHT_BAD = {
+  PORT: 'abc',
+  BCRYPT_COST: '99',
+  DB_CLIENT: 'postgres',
+  JWT_EXPIRES_IN: '1y',
+  BODY_LIMIT: 'huge',
+  LOG_LEVEL: 'loud',
+  METRICS_ENABLED: 'yes',
+  RATE_LIMIT_WINDOW_MS: '15m',
+};
+
+describe('loadConfig reports every bad value in one ConfigError', () => {
+  test('eight bad values give one error naming each key, its bad value and what it accepts, one per line', () => {
+    const error = configErrorOf(EIGHT_BAD);
+    expect(error.problems.map((p) => p.key).sort()).toEqual(Object.keys(EIGHT_BAD).sort());
+    const lines = error.message.split('\n');
+    expect(lines[0]).toBe('Invalid configuration:');
+    expect(lines).toHaveLength(1 + Object.keys(EIGHT_BAD).length);
+    for (const [key, value] of Object.entries(EIGHT_BAD)) {
+      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^  ${key}: expected .+, got "${value}"$`)));
+    }
+    expect(error.message).toContain('PORT: expected a whole number from 0 to 65535, got "abc"');
+    expect(error.message).toContain('DB_CLIENT: expected one of sqlite, mysql, got "postgres"');
+  });
+
+  test("production's secret rules are reported together with the other bad values", () => {
+    const error = configErrorOf({ NODE_ENV: 'production', JWT_SECRET: 'too-short', PORT: '70000', SEARCH_INDEX: 'disk' });
+    expect(error.problems.map((p) => p.key)).toEqual([
+      'JWT_SECRET',
+      'JWT_REFRESH_SECRET',
+      'ADMIN_EMAIL',
+      'ADMIN_PASSWORD',
+      'PORT',
+      'SEARCH_INDEX',
+    ]);
+  });
+
+  test('both development defaults in production are reported, each naming its key', () => {
+    const error = configErrorOf({
+      ...PRODUCTION,
+      JWT_SECRET: DEVELOPMENT_DEFAULTS.jwtSecret,
+      JWT_REFRESH_SECRET: DEVELOPMENT_DEFAULTS.jwtRefreshSecret,
+    });
+    expect(error.problems).toEqual([
+      { key: 'JWT_SECRET', problem: expect.stringContaining('must not be the development default') },
+      { key: 'JWT_REFRESH_SECRET', problem: expect.stringContaining('must not be the development default') },
+    ]);
+  });
+
+  test('a bad secret value never appears in the message, whatever is wrong with it', () => {
+    const secrets = {
+      JWT_SECRET: 'short-Secret-1',
+      JWT_REFRESH_SECRET: 'short-Secret-2',
+      METRICS_TOKEN: 'Secret token 3',
+    };
+    const error = configErrorOf({ ...PRODUCTION, ...secrets, PORT: 'abc' });
+    expect(error.problems.map((p) => p.key)).toEqual(['JWT_SECRET', 'JWT_REFRESH_SECRET', 'PORT', 'METRICS_TOKEN']);
+    for (const value of Object.values(secrets)) expect(error.message).not.toContain(value);
+  });
+
+  test.each(['JWT_SECRET', 'JWT_REFRESH_SECRET', 'ADMIN_PASSWORD', 'DB_PASSWORD', 'DATABASE_URL', 'REDIS_URL', 'METRICS_TOKEN'])(
+    'a problem with %s never repeats its value, even when a check passes the value along',
+    (key) => {
+      const value = 'redis://:Hunter2-password@cache:6379';
+      const read = new ConfigReader({ [key]: value });
+      read.refuse(key, 'expected something else', value);
+      expect(() => read.throwProblems()).toThrow(ConfigError);
+      expect(() => read.throwProblems()).toThrow(new RegExp(`^Invalid configuration:\n  ${key}: expected something else$`));
+    },
+  );
+
+  test('every value of .env.example, with production secrets, loads without a problem', () => {
+    const example = parse(readFileSync(path.join(ROOT, '.env.example')));
+    const config = loadConfig({ ...example, ...PRODUCTION, METRICS_TOKEN: 'a'.repeat(32) });
+    expect(config.env).toBe('production');
+    expect(config.port).toBe(3000);
+    expect(config.metrics.token).toBe('a'.repeat(32));
+  });
+});
+
+/** Runs `src/server.ts` with only `settings` (and what node needs) in its environment, to its exit. */
+function runServer(settings: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: os.tmpdir(), ...settings };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += String(chunk)));
+  child.stderr.on('data', (chunk) => (output += String(chunk)));
+  // a server that starts after all must not outlive the test
+  const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
+}
+
+describe('the server started with a bad configuration', () => {
+  test('prints every problem one per line, no secret and no stack trace, and exits non-zero', async () => {
+    const secret = 'not-long-enough-Secret';
+    const { code, output } = await runServer({
+      ...EIGHT_BAD,
+      NODE_ENV: 'production',
+      JWT_SECRET: secret,
+      SQLITE_FILENAME: path.join(os.tmpdir(), `config-test-${process.pid}.sqlite3`),
+    });
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    const lines = output.trimEnd().split('\n');
+    expect(lines[0]).toBe('directory-service failed to start: Invalid configuration:');
+    const keys = ['JWT_SECRET', 'JWT_REFRESH_SECRET', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', ...Object.keys(EIGHT_BAD)];
+    expect(lines.slice(1).map((line) => /^ {2}([A-Z_]+): /.exec(line)?.[1]).sort()).toEqual(keys.sort());
+    expect(output).not.toContain(secret);
+    expect(output).not.toMatch(/^\s+at /m);
+  }, 60_000);
 });
