@@ -1,6 +1,5 @@
 import cors from 'cors';
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type Redis from 'ioredis';
 import type { Config } from './config';
 import { ping, type Db } from './lib/db';
@@ -9,6 +8,7 @@ import { errorHandler, notFound } from './lib/http/errors';
 import { createRateLimiters } from './lib/http/rate-limit';
 import { queryOnce } from './lib/http/query-once';
 import { requestLog } from './lib/http/request-log';
+import { securityHeaders } from './lib/http/security-headers';
 import { wellFormedBody } from './lib/http/well-formed';
 import type { Logger } from './lib/logger';
 import { AuditLog, auditRouter, AuditTrail } from './modules/audit';
@@ -122,7 +122,7 @@ export function createApp(deps: AppDeps): Express {
     app.get('/metrics', metricsEndpoint(metrics, config.metrics.token));
     app.use(metrics.observe);
   }
-  app.use(helmet());
+  app.use(securityHeaders());
   app.use(
     cors({
       origin: corsOrigin(config),

@@ -66,14 +66,50 @@ describe('X-Request-Id', () => {
 });
 
 describe('security headers', () => {
+  const csp = (res: request.Response) => String(res.headers['content-security-policy']);
+
   test('helmet headers are set and X-Powered-By is not', async () => {
     for (const res of [await request(ctx.app).get('/health'), await request(ctx.app).get('/api/no-such-thing')]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
-      expect(res.headers['content-security-policy']).toBeDefined();
-      expect(res.headers['strict-transport-security']).toBeDefined();
+      expect(csp(res)).toMatch(/default-src 'self'/);
       expect(res.headers['x-powered-by']).toBeUndefined();
     }
+  });
+
+  test('over plain HTTP: no HSTS, and the CSP does not upgrade the page\'s requests to https', async () => {
+    for (const path of ['/health', '/api/docs/', '/api/no-such-thing']) {
+      const res = await request(ctx.app).get(path);
+      expect(res.headers['strict-transport-security']).toBeUndefined();
+      expect(csp(res)).not.toMatch(/upgrade-insecure-requests/);
+    }
+  });
+
+  test('X-Forwarded-Proto: https from a proxy that is not trusted does not count as TLS', async () => {
+    const res = await request(ctx.app).get('/health').set('X-Forwarded-Proto', 'https');
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+    expect(csp(res)).not.toMatch(/upgrade-insecure-requests/);
+  });
+
+  describe('behind a trusted proxy (TRUST_PROXY)', () => {
+    let app: ReturnType<typeof appWith>;
+    beforeAll(() => {
+      app = appWith(ctx, { TRUST_PROXY: 'loopback' });
+    });
+
+    test('a request that came over TLS (X-Forwarded-Proto: https) gets HSTS and upgrade-insecure-requests', async () => {
+      for (const path of ['/health', '/api/docs/']) {
+        const res = await request(app).get(path).set('X-Forwarded-Proto', 'https');
+        expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+        expect(csp(res)).toMatch(/upgrade-insecure-requests/);
+      }
+    });
+
+    test('a request that came over plain HTTP (X-Forwarded-Proto: http) gets neither', async () => {
+      const res = await request(app).get('/health').set('X-Forwarded-Proto', 'http');
+      expect(res.headers['strict-transport-security']).toBeUndefined();
+      expect(csp(res)).not.toMatch(/upgrade-insecure-requests/);
+    });
   });
 });
 
