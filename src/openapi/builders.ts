@@ -85,14 +85,23 @@ export function success(message: string | Schema, data?: Schema, description = '
   return { description, ...json(obj(properties)) };
 }
 
-export const errorResponse = (description: string, message?: string) => ({
-  description,
-  ...json(message ? { allOf: [ref('Error'), obj({ status: constant('error'), message: constant(message), errors: ref('FieldErrors') }, ['errors'])] } : ref('Error')),
-});
+/** An error answer; `message` pins its message, or lists the messages it may have. */
+export const errorResponse = (description: string, message?: string | readonly string[]) => {
+  const pinned = typeof message === 'string' ? constant(message) : { type: 'string', enum: [...(message ?? [])] };
+  return {
+    description,
+    ...json(message ? { allOf: [ref('Error'), obj({ status: constant('error'), message: pinned, errors: ref('FieldErrors') }, ['errors'])] } : ref('Error')),
+  };
+};
 
 export const E400 = errorResponse('Validation failed, or a request the rules refuse (`errors` lists each field)');
 export const E401 = errorResponse('Missing, invalid, expired or revoked token');
 export const E403 = errorResponse('The role lacks the permission', 'Insufficient permissions');
+/** 403 of a bulk change: the permission, or a contact of another organization among those named (docs/api.md, "Who may write what"). */
+export const E403_BULK = errorResponse(
+  'The role lacks the permission, or a caller without organizations.manage named a contact of another organization',
+  ['Insufficient permissions', 'Contacts of another organization cannot be changed'],
+);
 export const E404 = (message: string) => errorResponse('Not found', message);
 export const E409 = errorResponse('Conflict with the stored data (a duplicate, or a record in use)');
 const E413 = errorResponse('Body over BODY_LIMIT', 'Request body too large');

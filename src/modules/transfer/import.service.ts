@@ -126,7 +126,8 @@ function rowErrorsOf(failures: readonly RuleFailure[], rows: readonly ImportRow[
     const v = byRow.get(f.ref)?.values ?? {};
     const first = f.error.errors?.[0];
     const words: Array<[string, string]> =
-      f.code === 'reach' ? [['service_no', 'Insufficient permissions to change this contact']]
+      f.code === 'organization' ? [['service_no', 'This service number belongs to a contact of another organization']]
+      : f.code === 'reach' ? [['service_no', 'Insufficient permissions to change this contact']]
       : f.code === 'role_reach' ? [['role', `Insufficient permissions to give the role ${plan.roleName(v.role ?? 'User')}`]]
       : f.code === 'parent_missing' ? [['parent_service_no', `Parent contact not found: ${v.parent_service_no}`]]
       : (f.error.errors ?? [{ field: first?.field ?? 'service_no', message: f.error.message }]).map((e) => [e.field, e.message]);

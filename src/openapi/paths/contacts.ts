@@ -1,5 +1,5 @@
 import { CONTACT_PAGE, FORMATS, ROLE_FILTERS, SEARCH_LIMIT } from '../../modules/contacts';
-import { ADMINS, ANY_USER, arrayOf, body, E403, E404, int, nullable, obj, operation, paging, pathId, query, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
+import { ADMINS, ANY_USER, arrayOf, body, E403, E403_BULK, E404, int, nullable, obj, operation, paging, pathId, query, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
 import { contactItemPaths } from './contact-item';
 import { contactAndTree, contactBody, contactIds, notFound, parentId, READ, setParams, tags } from './contacts.parts';
 import { contactSchemas } from './contacts.schemas';
@@ -146,7 +146,7 @@ export const contactPaths = {
           { type: 'string', pattern: '^\\d+ contacts deleted successfully$' },
           obj({ deletedCount: int({ minimum: 0 }), contactIds: arrayOf(int()) }),
         ),
-        403: E403,
+        403: E403_BULK,
       },
     }),
   },
@@ -162,7 +162,7 @@ export const contactPaths = {
           { type: 'string', pattern: '^\\d+ contacts moved successfully$' },
           obj({ movedCount: int({ minimum: 0 }), contactIds: arrayOf(int()), new_parent_id: nullable(int()) }),
         ),
-        403: E403,
+        403: E403_BULK,
       },
     }),
   },

@@ -45,7 +45,7 @@ export const transferPaths = {
       },
       responses: {
         200: success({ enum: ['Import completed', 'Import checked: nothing was written'] }, obj({ ...counts, errors: rowErrors })),
-        413: errorResponse('The file is larger than IMPORT_MAX_BYTES, or has more rows than IMPORT_MAX_ROWS'),
+        413: errorResponse('The file is larger than IMPORT_MAX_BYTES, has more rows than IMPORT_MAX_ROWS, or is an .xlsx whose parts inflate past their limits (docs/import-export.md)'),
         415: errorResponse('Neither multipart nor text/csv, or a file that is neither UTF-8 CSV nor .xlsx'),
         422: {
           description: 'Some rows are wrong: nothing was written',

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../../lib/errors';
+import type { UserRow } from '../read/users.queries';
 import type { ContactBatch, PlannedCreate, RuleFailure } from './contact-change';
 import { parentsFirst } from './parent-rules';
 import { updateContact, type ContactChanges } from './contact.writer';
@@ -46,4 +47,15 @@ export async function writeBatch(
     }
   }
   return { created, changed: batch.changes.map((c) => c.current.id) };
+}
+
+/** Rows grouped by their organization: a change of many is one entry per organization it touched. */
+export function byOrganization(rows: UserRow[]): UserRow[][] {
+  const groups = new Map<number, UserRow[]>();
+  for (const row of rows) {
+    const group = groups.get(row.organization_id);
+    if (group) group.push(row);
+    else groups.set(row.organization_id, [row]);
+  }
+  return [...groups.values()];
 }

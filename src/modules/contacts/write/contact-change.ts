@@ -33,11 +33,13 @@ export interface ContactBatch {
 
 /**
  * What a failure is about, for a caller that words it its own way (an import names the file's
- * columns): the contact's role, a role given, an id that refers to nothing, a taken e-mail or
+ * columns): the contact's organization, the contact's role, a role given, an id that refers to nothing, a taken e-mail or
  * service number, the parent, or a rule that only the write itself meets. `error` is the
  * answer of a single request.
  */
-export type RuleCode = 'reach' | 'role_reach' | 'reference' | 'taken' | 'parent_missing' | 'parent_unit' | 'parent_cycle' | 'write';
+export type RuleCode =
+  | 'organization' | 'reach' | 'role_reach' | 'reference' | 'taken'
+  | 'parent_missing' | 'parent_unit' | 'parent_organization' | 'parent_cycle' | 'write';
 
 export interface RuleFailure {
   ref: number;
@@ -54,6 +56,7 @@ export interface Subject {
   current: UserRow | null;
   given: Partial<ContactInsert>;
   unitId: number | undefined;
+  organizationId: number | undefined;
   departmentId: number | null | undefined;
   parent: ParentRef | undefined;
 }
@@ -61,11 +64,12 @@ export interface Subject {
 export function subjectsOf(batch: ContactBatch): Subject[] {
   const created: Subject[] = batch.creates.map((c) => ({
     ref: c.ref, id: null, serviceNo: c.contact.service_no, current: null, given: c.contact,
-    unitId: c.contact.unit_id, departmentId: c.contact.department_id ?? null, parent: c.parent,
+    unitId: c.contact.unit_id, organizationId: c.contact.organization_id, departmentId: c.contact.department_id ?? null, parent: c.parent,
   }));
   const changed: Subject[] = batch.changes.map((c) => ({
     ref: c.ref, id: c.current.id, serviceNo: c.changes.service_no ?? c.current.service_no, current: c.current, given: c.changes,
     unitId: c.changes.unit_id ?? c.current.unit_id,
+    organizationId: c.current.organization_id,
     departmentId: c.changes.department_id === undefined ? c.current.department_id : c.changes.department_id,
     parent: c.parent,
   }));

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
-import { BadRequestError, ForbiddenError, ValidationError, type AppError, type FieldError } from '../../../lib/errors';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type AppError, type FieldError } from '../../../lib/errors';
 import { assertRoleWithinReach, type AuthContext } from '../../access';
 import { findUserRows } from '../read/users.queries';
 import { subjectsOf, type ContactBatch, type RuleFailure, type Subject } from './contact-change';
@@ -29,8 +29,8 @@ const REFERENCE_TABLES: ReadonlyArray<[keyof ContactChanges & `${string}_id`, st
 
 /**
  * Every rule a batch breaks, in the order a single request meets them: the caller's reach
- * (the contact's role and any role given), references, uniqueness, then the parents (an
- * active contact of the same unit, no cycle). Nothing is written.
+ * (the contact's organization and role, any role given), references, uniqueness, then the
+ * parents (an active contact of the same unit and organization, no cycle). Nothing is written.
  */
 export async function checkContacts(trx: Knex.Transaction, actor: AuthContext, batch: ContactBatch, taken: TakenWords = CONTACT_TAKEN): Promise<RuleFailure[]> {
   const subjects = subjectsOf(batch);
@@ -55,6 +55,25 @@ export function throwFirst(failures: readonly RuleFailure[]): void {
   throw new ValidationError(unknown.flatMap((f) => f.error.errors ?? []));
 }
 
+/**
+ * Whether the caller's writes reach every organization (a Super_admin's: docs/api.md, "Who
+ * may write what"). Anyone else changes the contacts of the own organization only.
+ */
+export function reachesEveryOrganization(actor: AuthContext): boolean {
+  return actor.permissions.has('organizations.manage');
+}
+
+/** Of the given contacts, those outside the caller's reach by organization. */
+export function outsideOrganization<T extends { organization_id: number }>(actor: AuthContext, contacts: readonly T[]): T[] {
+  return reachesEveryOrganization(actor) ? [] : contacts.filter((c) => c.organization_id !== actor.organizationId);
+}
+
+/**
+ * The caller's reach: a contact of another organization is not there for a bounded caller (404,
+ * as if it did not exist: reads are open, but a write does not confirm what it cannot touch); a
+ * new contact goes into the own organization; the contact's role and any role given are within
+ * the caller's privileges.
+ */
 async function checkReach(trx: Knex.Transaction, actor: AuthContext, subjects: Subject[], failures: RuleFailure[]): Promise<void> {
   const reach = new Map<number, boolean>();
   const within = async (roleId: number) => {
@@ -69,7 +88,12 @@ async function checkReach(trx: Knex.Transaction, actor: AuthContext, subjects: S
     }
     return reach.get(roleId)!;
   };
+  const everywhere = reachesEveryOrganization(actor);
   for (const s of subjects) {
+    if (!everywhere && s.organizationId !== undefined && s.organizationId !== actor.organizationId) {
+      failures.push({ ref: s.ref, code: 'organization', error: s.current ? new NotFoundError('Contact not found') : new ForbiddenError() });
+      continue;
+    }
     if (s.current && !(await within(s.current.role_id))) failures.push({ ref: s.ref, code: 'reach', error: new ForbiddenError() });
     const roleId = s.given.role_id;
     if (roleId !== undefined && !(await within(roleId))) {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { inTransaction, type Db } from '../../../lib/db';
 import { ifMatchHolds } from '../../../lib/http/conditional';
-import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../../lib/errors';
+import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../../../lib/errors';
 import { changesOf, type Actor, type AuditEntry, type AuditTrail, type Changes } from '../../audit';
 import { ROLE_ID, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
@@ -11,14 +11,17 @@ import { TreeOrder } from '../tree/order';
 import { deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert } from './contact.writer';
 import { setPassword } from './account.writer';
 import type { ContactBatch, RuleFailure } from './contact-change';
-import { checkContacts, CONTACT_TAKEN, throwFirst, type TakenWords } from './contact-rules';
-import { writeBatch, type BatchWritten, type WritableBatch } from './contact-batch';
+import { checkContacts, CONTACT_TAKEN, outsideOrganization, throwFirst, type TakenWords } from './contact-rules';
+import { byOrganization, writeBatch, type BatchWritten, type WritableBatch } from './contact-batch';
 import type { SearchBacklog } from '../search/backlog';
 import { changeDirectory, type UniqueClaim } from './uniqueness';
 
 export type CreateContactInput = Omit<ContactInsert, 'password_hash' | 'organization_id' | 'branch' | 'sub_branch'> & {
   password?: string;
 };
+
+/** A bulk request that names a contact of another organization: refused whole (one contact alone is 404, as if it did not exist). */
+const OUTSIDE = new ForbiddenError('Contacts of another organization cannot be changed');
 
 /** How a writer other than the contacts' endpoints words its change: its audit action, its message for a taken e-mail or service number. */
 export interface WriteWords {
@@ -130,6 +133,7 @@ export class ContactWrites {
     if (id === actor.userId) throw new BadRequestError('You cannot delete your own account');
     await changeDirectory(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
+      if (outsideOrganization(actor, [current]).length > 0) throw new NotFoundError('Contact not found');
       await deactivateContacts(trx, [id]);
       await this.recordChange(trx, actor, 'contact.delete', current, { is_active: [true, false] });
     });
@@ -150,6 +154,7 @@ export class ContactWrites {
   async bulkDelete(ids: number[], actor: Actor) {
     if (ids.includes(actor.userId)) throw new BadRequestError('You cannot delete your own account');
     const deleted = await changeDirectory(this.db, async (trx) => {
+      if (outsideOrganization(actor, await findUserRows(trx, ids)).length > 0) throw OUTSIDE;
       const removed = await deactivateContacts(trx, ids);
       const rows = await findUserRows(trx, removed);
       for (const group of byOrganization(rows)) {
@@ -170,7 +175,9 @@ export class ContactWrites {
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) throw BadRequestError.field('contactIds', `Contacts not found or inactive: ${missing.join(', ')}`);
       const parent = parentId === null ? null : { id: parentId };
-      await ContactWrites.check(trx, actor, { changes: rows.map((current) => ({ ref: current.id, current, changes: {}, parent })) });
+      const failures = await checkContacts(trx, actor, { creates: [], changes: rows.map((current) => ({ ref: current.id, current, changes: {}, parent })) });
+      if (failures.some((f) => f.code === 'organization')) throw OUTSIDE;
+      throwFirst(failures);
       await new TreeOrder(trx).moveSubtrees(rows.map((r) => r.id), parentId);
       for (const group of byOrganization(rows)) {
         const contactIds = group.map((r) => r.id);
@@ -235,15 +242,4 @@ export class ContactWrites {
 /** Ends a batch's transaction without a write: a dry run, or a batch with failures. */
 class RolledBack {
   constructor(readonly failures: RuleFailure[]) {}
-}
-
-/** Rows grouped by their organization: a change of many is one entry per organization it touched. */
-function byOrganization(rows: UserRow[]): UserRow[][] {
-  const groups = new Map<number, UserRow[]>();
-  for (const row of rows) {
-    const group = groups.get(row.organization_id);
-    if (group) group.push(row);
-    else groups.set(row.organization_id, [row]);
-  }
-  return [...groups.values()];
 }

@@ -5,8 +5,8 @@ import { lineageOf } from '../tree/lineage';
 import type { PlannedChange, RuleCode, RuleFailure, Subject } from './contact-change';
 
 /**
- * Each parent given is an active contact of the directory or a new contact of the batch, in
- * the unit the contact will be in, and following parents up from it (the batch's new ones
+ * Each parent given is an active contact of the directory or a new contact of the batch, of
+ * the contact's organization, in the unit the contact will be in, and following parents up from it (the batch's new ones
  * where it changes them, the directory's elsewhere) never comes back to it.
  */
 export async function checkParents(trx: Knex.Transaction, subjects: Subject[], failures: RuleFailure[]): Promise<void> {
@@ -32,6 +32,7 @@ export async function checkParents(trx: Knex.Transaction, subjects: Subject[], f
   for (const s of moving) {
     const ref = s.parent!;
     let unit: number | undefined;
+    let organization: number | undefined;
     if ('id' in ref) {
       const parent = parents.get(ref.id);
       if (!parent || !parent.is_active) {
@@ -39,6 +40,7 @@ export async function checkParents(trx: Knex.Transaction, subjects: Subject[], f
         continue;
       }
       unit = changedById.get(ref.id)?.unitId ?? parent.unit_id;
+      organization = parent.organization_id;
     } else {
       const parent = newBySn.get(ref.serviceNo);
       if (!parent) {
@@ -46,6 +48,12 @@ export async function checkParents(trx: Knex.Transaction, subjects: Subject[], f
         continue;
       }
       unit = parent.unitId;
+      organization = parent.organizationId;
+    }
+    // the tree never crosses organizations, whoever the caller
+    if (organization !== undefined && s.organizationId !== undefined && organization !== s.organizationId) {
+      fail(s, 'parent_organization', 'Parent must belong to the same organization');
+      continue;
     }
     if (unit !== undefined && s.unitId !== undefined && unit !== s.unitId) {
       fail(s, 'parent_unit', 'Parent must belong to the same unit');
