@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
-import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { AppError, ValidationError } from '../../lib/errors';
 import { MAX_CELL_CHARS, MAX_COLUMNS } from './columns';
+import { checkedXlsx } from './zip-limits';
 
 /** A file's rows as text: the header, then each data row with its own row number in the file. */
 export interface Sheet {
@@ -77,11 +77,16 @@ function readCsv(file: Buffer): Sheet {
   return { header: head.cells, rows };
 }
 
-/** The first worksheet of an .xlsx by exceljs's streaming reader; stops reading after `maxRows` + 1 data rows. */
+/**
+ * The first worksheet of an .xlsx by exceljs's streaming reader, once the zip has passed
+ * zip-limits.ts (its inflated size, any one text, sizes that do not lie). Each row is checked as
+ * it is read: its cells and their length, and reading stops after `maxRows` + 1 data rows.
+ */
 async function readXlsx(file: Buffer, maxRows: number): Promise<Sheet> {
+  const zip = await checkedXlsx(file, maxRows);
   const sheet: Sheet = { header: [], rows: [] };
   try {
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), {
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(zip, {
       sharedStrings: 'cache',
       hyperlinks: 'ignore',
       styles: 'ignore',
@@ -93,6 +98,7 @@ async function readXlsx(file: Buffer, maxRows: number): Promise<Sheet> {
         const values = row.values as unknown[];
         if (values.length - 1 > MAX_COLUMNS) throw unreadable(`Row ${row.number} has ${values.length - 1} cells; at most ${MAX_COLUMNS} are read`);
         const cells = Array.from({ length: Math.max(0, values.length - 1) }, (_, i) => cellText(values[i + 1]));
+        if (cells.some((c) => c.length > MAX_CELL_CHARS)) throw unreadable(`Row ${row.number} has a cell longer than ${MAX_CELL_CHARS} characters`);
         if (sheet.header.length === 0 && sheet.rows.length === 0) {
           if (cells.some((c) => c !== '')) sheet.header = cells;
         } else if (cells.some((c) => c.trim() !== '')) {
@@ -109,7 +115,20 @@ async function readXlsx(file: Buffer, maxRows: number): Promise<Sheet> {
   return sheet;
 }
 
-/** The text of a cell as exceljs gives it: a number, a date, rich text, a hyperlink, a formula's result. */
+/** The pieces joined, or their first `max` characters: a cell of many long runs is refused without being built whole. */
+function joinedUpTo(pieces: readonly string[], max: number): string {
+  let text = '';
+  for (const piece of pieces) {
+    text += piece.slice(0, max - text.length);
+    if (text.length >= max) break;
+  }
+  return text;
+}
+
+/**
+ * The text of a cell as exceljs gives it: a number, a date, rich text, a hyperlink, a formula's
+ * result. Rich text longer than MAX_CELL_CHARS comes cut at one character more, to be refused.
+ */
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
@@ -117,7 +136,7 @@ function cellText(value: unknown): string {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') {
     const v = value as { richText?: Array<{ text: string }>; text?: unknown; result?: unknown; error?: string };
-    if (v.richText) return v.richText.map((r) => r.text).join('');
+    if (v.richText) return joinedUpTo(v.richText.map((r) => r.text ?? ''), MAX_CELL_CHARS + 1);
     if (v.text !== undefined) return cellText(v.text);
     if (v.result !== undefined) return cellText(v.result);
     if (v.error) return '';
