@@ -8,8 +8,7 @@
  * Uses the same settings as the service (DB_CLIENT, SQLITE_FILENAME, DATABASE_URL, DB_*).
  * Migrates and seeds first, then adds demo units with departments and the contacts: trees 12+
  * levels deep, one very wide node per large unit, realistic names, e-mails, service numbers
- * and phones. Contacts are written with their order keys and search trigrams computed here in
- * one pass, in large batches inside one transaction.
+ * and phones. The contacts go through the contacts' writer in one batch, as an import's rows do.
  */
 import { config as loadEnv } from 'dotenv';
 import bcrypt from 'bcrypt';
@@ -17,13 +16,14 @@ import { loadConfig } from '../src/config';
 import { createDb, dialectOf, ensureDatabase, type Db } from '../src/lib/db';
 import { createLogger } from '../src/lib/logger';
 import { prepareDatabase } from '../src/startup';
-import { changeDirectory, changeStamp, computePreorder, contactGrams, markSearchChanged, sortNameOf, writeLabels } from '../src/modules/contacts';
+import type { Knex } from 'knex';
+import { PasswordHasher, ROLE_ID, sessionLoader } from '../src/modules/access';
+import { AuditTrail, type Actor } from '../src/modules/audit';
+import { ContactReads, ContactWrites, SearchBacklog, sessionSource, type BatchCreate } from '../src/modules/contacts';
 import { seedAuditEvents } from './demo-audit';
 import { seedFailedLogins } from './demo-security';
 import { personName, phoneNumber, pick, prng, treeShape } from './demo-data';
-import { bulkInsert, loadData } from '../src/lib/db';
 import { Progress } from './progress';
-import { nullableId } from '../src/lib/rows';
 
 loadEnv({ quiet: true });
 
@@ -64,6 +64,12 @@ function unitSizes(total: number): number[] {
 }
 
 
+/**
+ * The demo contacts, written as an import writes a file: one batch through the contacts' writer
+ * (ContactWrites.changeMany), so the demo data keeps every rule of a contact and gets its order
+ * keys, search stamps and audit entry from the same code as any other write. Runs as the first
+ * active Super_admin; the units and departments are made in the batch's transaction.
+ */
 export async function seedDemo(db: Db, options: Options): Promise<{ units: number; contacts: number }> {
   const random = prng(options.seed);
   const now = new Date();
@@ -73,129 +79,105 @@ export async function seedDemo(db: Db, options: Options): Promise<{ units: numbe
   const ranks = (await db('ranks').pluck('id')).map(Number);
   const sizes = unitSizes(options.contacts);
   const tag = `${options.seed}-${Date.now().toString(36)}`;
+  const actor = await seedActor(db);
+  let drainError: unknown = null;
+  const backlog = new SearchBacklog({ db, onError: (err) => (drainError = err) });
+  const writes = new ContactWrites({ db, reads: new ContactReads({ db, index: null }), passwords: new PasswordHasher(10), audit: new AuditTrail({ enabled: true }), backlog });
 
-  // the directory lock is taken first (changeDirectory), then the bulk load's session settings
-  return changeDirectory(db, async (trx) => {
-    if (dialectOf(trx) === 'mysql') {
-      await trx.raw('SET SESSION foreign_key_checks = 0');
-      await trx.raw('SET SESSION unique_checks = 0');
-    } else {
-      // a page cache big enough for the index pages that the bulk load touches at random
-      await trx.raw('PRAGMA cache_size = -1000000');
-    }
-    await markSearchChanged(trx);
-    const parentUnit = await trx('units').where({ code: 'OPS' }).first('id');
-    const units: Array<{ id: number; departments: number[] }> = [];
-    for (let u = 0; u < sizes.length; u++) {
-      const [id] = await trx('units').insert({
-        name: `Demo Battalion ${tag} ${String(u + 1).padStart(2, '0')}`,
-        code: `DB-${tag}-${u + 1}`.slice(0, 30),
-        parent_id: parentUnit?.id ?? null,
-        ...stamp,
+  let units = 0;
+  const progress = new Progress('contacts', options.contacts);
+  const { failures, written } = await writes.changeMany(
+    actor,
+    async (trx) => {
+      if (dialectOf(trx) === 'mysql') {
+        // the writer checks e-mails and service numbers itself, before the load
+        await trx.raw('SET SESSION foreign_key_checks = 0');
+        await trx.raw('SET SESSION unique_checks = 0');
+      } else {
+        // a page cache big enough for the index pages that the bulk load touches at random
+        await trx.raw('PRAGMA cache_size = -1000000');
+      }
+      const madeUnits = await demoUnits(trx, sizes.length, tag, stamp);
+      units = madeUnits.length;
+      // numbers for e-mails and service numbers: above every id so far, so unique across runs
+      const maxRow = await trx('users').max({ max: 'id' }).first();
+      let next = Number(maxRow?.max ?? 0) + 1;
+      const creates: BatchCreate[] = [];
+      sizes.forEach((size, u) => {
+        const unit = madeUnits[u];
+        const shape = treeShape(random, size, 12 + (u % 4), u === 0 ? Math.min(2000, Math.floor(size / 5)) : Math.floor(size / 50));
+        const first = next;
+        for (let i = 0; i < size; i++) {
+          const name = personName(random);
+          const local = name.toLowerCase().replace(/[^a-z]+/g, '.').replace(/^\.|\.$/g, '');
+          creates.push({
+            ref: creates.length + 1,
+            passwordHash: hash,
+            parent: shape[i] < 0 ? null : { serviceNo: `BA-${first + shape[i]}` },
+            contact: {
+              name,
+              email: `${local}${next}@${pick(random, DOMAINS)}`,
+              service_no: `BA-${next}`,
+              phone: phoneNumber(random),
+              mobile: random() < 0.7 ? phoneNumber(random) : null,
+              rank_id: random() < 0.9 ? pick(random, ranks) : null,
+              unit_id: unit.id,
+              department_id: random() < 0.85 ? pick(random, unit.departments) : null,
+              designation_id: pick(random, designations),
+              role_id: i === 0 ? ROLE_ID.admin : random() < 0.01 ? ROLE_ID.admin : ROLE_ID.user,
+              organization_id: actor.organizationId,
+              status: pick(random, ['online', 'offline', 'offline', 'busy']),
+            },
+          });
+          next++;
+        }
       });
-      const departments: number[] = [];
-      for (const name of ['Alpha Company', 'Bravo Company', 'Charlie Company', 'Headquarters Company', 'Support Company'].slice(0, 3 + (u % 3))) {
-        const [dept] = await trx('departments').insert({ unit_id: Number(id), name, ...stamp });
-        departments.push(Number(dept));
-      }
-      units.push({ id: Number(id), departments });
-    }
+      return { batch: { creates, changes: [] }, blocked: false };
+    },
+    {
+      dryRun: false,
+      audit: (done) => ({ action: 'contact.seed_demo', targetType: 'contact', targetId: null, details: { created: done.created.size, units } }),
+    },
+  );
+  if (!written) throw new Error(`the demo contacts break a rule: ${failures.slice(0, 3).map((f) => f.error.message).join('; ')}`);
+  progress.advance(written.created.size);
+  progress.done();
 
-    // every contact in memory: ids given here, so the order keys can be computed before insert
-    const maxRow = await trx('users').max({ max: 'id' }).first();
-    let nextId = Number(maxRow?.max ?? 0) + 1;
-    const rows: Array<Record<string, unknown>> = [];
-    sizes.forEach((size, u) => {
-      const unit = units[u];
-      const shape = treeShape(random, size, 12 + (u % 4), u === 0 ? Math.min(2000, Math.floor(size / 5)) : Math.floor(size / 50));
-      const firstId = nextId;
-      for (let i = 0; i < size; i++) {
-        const name = personName(random);
-        const local = name.toLowerCase().replace(/[^a-z]+/g, '.').replace(/^\.|\.$/g, '');
-        rows.push({
-          id: nextId,
-          name,
-          sort_name: sortNameOf(name),
-          // ids are never reused, so they keep e-mails and service numbers unique across runs
-          email: `${local}${nextId}@${pick(random, DOMAINS)}`,
-          service_no: `BA-${nextId}`,
-          password_hash: hash,
-          phone: phoneNumber(random),
-          mobile: random() < 0.7 ? phoneNumber(random) : null,
-          rank_id: random() < 0.9 ? pick(random, ranks) : null,
-          unit_id: unit.id,
-          department_id: random() < 0.85 ? pick(random, unit.departments) : null,
-          designation_id: pick(random, designations),
-          parent_id: shape[i] < 0 ? null : firstId + shape[i],
-          role_id: i === 0 ? 2 : random() < 0.01 ? 2 : 3,
-          organization_id: 1,
-          status: pick(random, ['online', 'offline', 'offline', 'busy']),
-          is_active: true,
-          change_version: changeStamp(trx),
-          ...stamp,
-        });
-        nextId++;
-      }
+  // the new contacts' search grams: the writer's backlog writes them after the commit
+  process.stderr.write('writing the search index...\n');
+  await backlog.settled();
+  if (drainError) throw drainError;
+  return { units, contacts: written.created.size };
+}
+
+/** The first active Super_admin, as a signed-in actor (seeds made one: ADMIN_EMAIL). */
+async function seedActor(db: Db): Promise<Actor> {
+  const admin = await db('users').where({ role_id: ROLE_ID.superAdmin, is_active: true }).orderBy('id').first('id', 'token_version');
+  if (!admin) throw new Error('no active Super_admin to write the demo contacts as (run npm run db:seed first)');
+  const auth = await sessionLoader(sessionSource(db))(Number(admin.id), Number(admin.token_version));
+  if (!auth) throw new Error('the Super_admin\'s session cannot be read');
+  return { ...auth, requestId: null, client: { ip: null, userAgent: 'seed:demo' } };
+}
+
+/** The demo units (under OPS when it exists), each with three to five departments. */
+async function demoUnits(trx: Knex.Transaction, count: number, tag: string, stamp: { created_at: Date; updated_at: Date }) {
+  const parentUnit = await trx('units').where({ code: 'OPS' }).first('id');
+  const units: Array<{ id: number; departments: number[] }> = [];
+  for (let u = 0; u < count; u++) {
+    const [id] = await trx('units').insert({
+      name: `Demo Battalion ${tag} ${String(u + 1).padStart(2, '0')}`,
+      code: `DB-${tag}-${u + 1}`.slice(0, 30),
+      parent_id: parentUnit?.id ?? null,
+      ...stamp,
     });
-
-    const progress = new Progress('contacts', rows.length);
-    const existing = await trx('users').select('id', 'parent_id', 'sort_name');
-    const order = computePreorder([
-      ...existing.map((r) => ({ id: Number(r.id), parent_id: nullableId(r.parent_id), sort_name: String(r.sort_name) })),
-      ...rows.map((r) => ({ id: r.id as number, parent_id: r.parent_id as number | null, sort_name: r.sort_name as string })),
-    ]);
-    await writeLabels(trx, existing.map((r) => ({ id: Number(r.id), ...order.get(Number(r.id))! })));
-    for (const r of rows) Object.assign(r, order.get(r.id as number));
-    await bulkInsert(trx, 'users', rows, { progress });
-    progress.done();
-
-    // the trigram index, written in key order (gram, contact): appends, not random inserts
-    const postings = new Map<number, number[]>();
-    for (const r of rows) {
-      for (const gram of contactGrams(r as Record<string, string | null>)) {
-        const list = postings.get(gram);
-        if (list) list.push(r.id as number);
-        else postings.set(gram, [r.id as number]);
-      }
+    const departments: number[] = [];
+    for (const name of ['Alpha Company', 'Bravo Company', 'Charlie Company', 'Headquarters Company', 'Support Company'].slice(0, 3 + (u % 3))) {
+      const [dept] = await trx('departments').insert({ unit_id: Number(id), name, ...stamp });
+      departments.push(Number(dept));
     }
-    const grams = [...postings.keys()].sort((a, b) => a - b);
-    const sqlite = dialectOf(trx) === 'sqlite';
-    const total = [...postings.values()].reduce((n, list) => n + list.length, 0);
-    const gramProgress = new Progress('search index', total);
-    // the lines of the load, 10,000 to a chunk, in key order
-    function* lines(): Generator<string> {
-      let chunk = '';
-      let n = 0;
-      for (const gram of grams) {
-        for (const id of postings.get(gram)!) {
-          chunk += `${gram}\t${id}\n`;
-          if (++n === 10000) {
-            gramProgress.advance(n);
-            yield chunk;
-            chunk = '';
-            n = 0;
-          }
-        }
-      }
-      gramProgress.advance(n);
-      if (chunk) yield chunk;
-    }
-    if (sqlite || !(await loadData(trx, 'contact_search_grams', ['gram', 'contact_id'], lines))) {
-      let batch: Array<{ gram: number; contact_id: number }> = [];
-      for (const gram of grams) {
-        for (const id of postings.get(gram)!) {
-          batch.push({ gram, contact_id: id });
-          if (batch.length === 15000) {
-            await bulkInsert(trx, 'contact_search_grams', batch, { progress: gramProgress });
-            batch = [];
-          }
-        }
-      }
-      await bulkInsert(trx, 'contact_search_grams', batch, { progress: gramProgress });
-    }
-    gramProgress.done();
-    return { units: units.length, contacts: rows.length };
-  });
+    units.push({ id: Number(id), departments });
+  }
+  return units;
 }
 
 /** Fresh statistics, so the query planners pick the indexes a bulk load filled. */

@@ -8,7 +8,8 @@
  *   a batch of creates and changes (changeMany, the import's), each checked by the same rules
  *   (write/contact-rules.ts) under the directory lock; a writer in another module (registration,
  *   profile, import) describes its change and gives its own words for a taken e-mail or
- *   service number. The parts below it remain for the seeds and the demo data:
+ *   service number. `npm run seed:demo` writes through changeMany too. The parts below
+ *   it remain for the first Super_admin's seed (written before any actor exists) and tests:
  *   insertContact, insertContactForest, updateContact, changeDirectory(db, work, claim?);
  * - setPassword, revokeTokensOfRole, markSignedIn: an account's own columns;
  * - the search backlog (SearchBacklog): the grams of an import's contacts, written after its commit;

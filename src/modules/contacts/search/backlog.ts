@@ -88,6 +88,11 @@ export class SearchBacklog {
     });
   }
 
+  /** Resolves when no drain runs and none is asked for: a script waits for it before it ends. */
+  async settled(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
   private async drainAll(): Promise<void> {
     try {
       // a batch short of full means the backlog was empty but for entries others had claimed
