@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { prng } from '../../scripts/demo-data';
-import { changeDirectory, insertContact, insertContactForest } from '../../src/modules/contacts';
+import { changeDirectory, insertContact } from '../../src/modules/contacts';
+import { insertContactForest } from '../../src/modules/contacts/write/forest.writer';
 import { findUserRow } from '../../src/modules/contacts/read/users.queries';
 import { searchSet, statisticsOf } from '../../src/modules/contacts/read/listing.queries';
 import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/search/candidates';

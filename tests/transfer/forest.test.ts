@@ -1,4 +1,5 @@
-import { changeDirectory, insertContactForest, type ForestContact } from '../../src/modules/contacts';
+import { changeDirectory } from '../../src/modules/contacts';
+import { insertContactForest, type ForestContact } from '../../src/modules/contacts/write/forest.writer';
 import type { Db } from '../../src/lib/db';
 import { openOwnSeededDb } from '../helpers/context';
 import { unique } from '../helpers/factory';

@@ -8,9 +8,10 @@
  *   a batch of creates and changes (changeMany, the import's), each checked by the same rules
  *   (write/contact-rules.ts) under the directory lock; a writer in another module (registration,
  *   profile, import) describes its change and gives its own words for a taken e-mail or
- *   service number. `npm run seed:demo` writes through changeMany too. The parts below
- *   it remain for the first Super_admin's seed (written before any actor exists) and tests:
- *   insertContact, insertContactForest, updateContact, changeDirectory(db, work, claim?);
+ *   service number. `npm run seed:demo` writes through changeMany too. Only the first
+ *   Super_admin's seed, written before any actor exists, uses the parts below it:
+ *   changeDirectory(db, work) and insertContact. The other parts of a write (the forest
+ *   writer, the tree's labels, the change stamps, the uniqueness checks) stay inside;
  * - setPassword, revokeTokensOfRole, markSignedIn: an account's own columns;
  * - the search backlog (SearchBacklog): the grams of an import's contacts, written after its commit;
  * - the check of the derived columns (checkDirectory, repairDirectory: tree/integrity.ts);
@@ -26,19 +27,16 @@ export { CHILDREN_PAGE, CONTACT_PAGE, filtersOf, SEARCH_LIMIT, type ListInput } 
 export { ROLE_FILTERS, type ContactFilters } from './domain/filters';
 export { contactExists } from './read/listing.queries';
 export { UnitTrees } from './read/unit-tree.service';
-export { contactQuery, findUser, findUserBySignIn, findUserRow, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './read/users.queries';
-export { drainSearchBacklog, SearchBacklog } from './search/backlog';
+export { contactQuery, findUser, findUserBySignIn, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './read/users.queries';
+export { SearchBacklog } from './search/backlog';
 export { ContactSearch } from './search/contact-search.service';
 export { contactGrams, SEARCH_FIELDS } from './search/grams';
 export { SearchIndex } from './search/search-index';
 export { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './tree/integrity';
-export { computePreorder, writeLabels } from './tree/labels';
-export { changeStamp, directoryChangesInFlight, markSearchChanged } from './tree/lock';
-export { sortNameOf } from './tree/order';
+export { directoryChangesInFlight } from './tree/lock';
 export { ContactWrites, type WriteWords } from './write/contact-writes.service';
 export type { BatchCreate } from './write/contact-batch';
 export type { ParentRef as ContactParent, PlannedChange, RuleFailure } from './write/contact-change';
-export { insertContact, updateContact, type ContactChanges, type ContactInsert } from './write/contact.writer';
-export { insertContactForest, type ForestContact } from './write/forest.writer';
+export { insertContact, type ContactChanges, type ContactInsert } from './write/contact.writer';
 export { markSignedIn, revokeTokensOfRole, setPassword } from './write/account.writer';
-export { assertUnique, changeDirectory, type UniqueClaim, type UniqueField } from './write/uniqueness';
+export { changeDirectory, type UniqueField } from './write/uniqueness';
