@@ -3,7 +3,7 @@ import { prng } from '../../scripts/demo-data';
 import { changeDirectory, insertContact } from '../../src/modules/contacts';
 import { insertContactForest } from '../../src/modules/contacts/write/forest.writer';
 import { findUserRow } from '../../src/modules/contacts/read/users.queries';
-import { searchSet, statisticsOf } from '../../src/modules/contacts/read/listing.queries';
+import { countStatistics, searchSet, statisticsOf } from '../../src/modules/contacts/read/listing.queries';
 import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/search/candidates';
 import { ChangedContacts } from '../../src/modules/contacts/search/overlay';
 import { rankedSearch } from '../../src/modules/contacts/search/search.queries';
@@ -106,6 +106,9 @@ describe('the index, current or with the contacts changed since, against SQL', (
           search, f, range, page, ids: inSql.slice(page.offset, page.offset + page.limit).map((m) => m.id), statistics: statisticsOf(inSql),
         });
         if (range === undefined) expect(view.listingIds(needle, f).sort((a, b) => a - b)).toEqual(inSql.map((m) => m.id).sort((a, b) => a - b));
+        // a listing without a search, and the statistics: the counters over the whole filtered set
+        const { search: _term, ...unsearched } = f;
+        expect({ f: unsearched, range, counted: view.statistics(unsearched, range) }).toEqual({ f: unsearched, range, counted: await countStatistics(ctx.db, unsearched, range) });
         // the search endpoint: active contacts only, every role, the unit and department filters
         const endpoint = { ...f, role_filter: 'all', include_inactive: false } as const;
         expect({ search, f, ...view.search(needle, endpoint, page.limit) }).toEqual({ search, f, ...(await rankedSearch(ctx.db, endpoint, page.limit)) });

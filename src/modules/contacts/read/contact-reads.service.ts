@@ -14,7 +14,7 @@ import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListI
 import { childrenCount, childrenPage, contactExists, countStatistics, listPage } from './listing.queries';
 import { activeUnitMembers } from './unit-tree.queries';
 import { contactReader, contactsByIdsReader } from './users.queries';
-import type { ContactStatistics } from '../domain/filters';
+import type { ContactFilters, ContactStatistics, OrdRange } from '../domain/filters';
 
 /** Reads of the directory: one contact, listings, children, counters and the units' hierarchy. */
 export class ContactReads {
@@ -29,9 +29,11 @@ export class ContactReads {
   private readonly contactById: (id: number) => Promise<ContactRow | undefined>;
   private readonly contactsByIds: ReturnType<typeof contactsByIdsReader>;
   private readonly search: ListSearch;
+  private readonly index: SearchIndex | null;
 
   constructor(deps: { db: Db; index: SearchIndex | null }) {
     this.db = deps.db;
+    this.index = deps.index;
     this.contactById = contactReader(deps.db);
     this.contactsByIds = contactsByIdsReader(deps.db);
     this.search = new ListSearch(deps);
@@ -45,6 +47,18 @@ export class ContactReads {
     return this.cache.get(`${versions.directory}|${key}`, compute) as Promise<V>;
   }
 
+
+  /**
+   * The counters over a filtered set: from the in-memory index when it has a view of the
+   * request's versions (one pass over its arrays, plus the contacts changed since its build), else
+   * counted in SQL and cached per directory version. Each write changes that version, so under a
+   * stream of writes nearly every SQL count is a new one: four scans of the directory.
+   */
+  private async counters(versions: DirectoryVersions, filters: Omit<ContactFilters, 'search'>, range: OrdRange | undefined): Promise<ContactStatistics> {
+    const view = this.index && (await this.index.view(versions, true));
+    if (view) return view.statistics(filters, range);
+    return this.cached(versions, `stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
+  }
 
   async get(id: number): Promise<Contact> {
     const row = await this.contactById(id);
@@ -66,7 +80,7 @@ export class ContactReads {
       statistics = found.statistics;
       contacts = await this.contactsByIds(found.ids);
     } else {
-      statistics = await this.cached(versions, `stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
+      statistics = await this.counters(versions, filters, range);
       contacts = await listPage(this.db, filters, range, { limit, offset });
     }
     const { search, unit_id, department_id, include_inactive, role_filter } = filtersEcho(filters);
@@ -101,7 +115,7 @@ export class ContactReads {
 
   /** The eight counters over the active directory. */
   async statistics(versions: DirectoryVersions) {
-    const counters = await this.cached(versions, 'stats|all', () => countStatistics(this.db, { role_filter: 'all', include_inactive: false }));
+    const counters = await this.counters(versions, { role_filter: 'all', include_inactive: false }, undefined);
     const { units, departments } = await unitAndDepartmentCounts(this.db);
     return { ...counters, total_units: units, total_departments: departments };
   }

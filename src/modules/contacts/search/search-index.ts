@@ -74,6 +74,11 @@ export class SearchIndex {
    */
   async at(versions: DirectoryVersions, needle: string, tree = false): Promise<SearchView | null> {
     if (needle.includes(SEPARATOR) || Array.from(needle).length < 2) return null;
+    return this.view(versions, tree);
+  }
+
+  /** at() for an answer that searches no term (the counters of the whole directory, say). */
+  async view(versions: DirectoryVersions, tree = false): Promise<SearchView | null> {
     const current = (s: SearchSnapshot | null): s is SearchSnapshot => s !== null && (s.treeVersion >= versions.directory || (!tree && s.version >= versions.search));
     if (current(this.snapshot)) return new SearchView(this.snapshot, null);
     this.newestAsked = {

@@ -209,6 +209,23 @@ export class SearchSnapshot {
     return { ranks: found.subarray(0, n).sort(), counts };
   }
 
+  /**
+   * The counters over every contact, but those in `skip`, that passes the filters (and lies in
+   * `range`): what countStatistics (listing.queries.ts) counts in SQL, in one pass over the arrays.
+   */
+  counted(f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array): { total: number; counts: SetCounts } {
+    const admits = predicateOver(conditionsOf(f, range), this.column);
+    const count = counterOver(this.column);
+    const counts: SetCounts = { roots: 0, supers: 0, admins: 0 };
+    let total = 0;
+    for (let slot = 0; slot < this.c.ids.length; slot++) {
+      if (skip?.[slot] || !admits(slot)) continue;
+      total++;
+      count(counts, slot);
+    }
+    return { total, counts };
+  }
+
   /** Reads a filtered column of a slot straight from its typed array (no object per candidate). */
   private readonly column: ColumnReader<number> = (column) => {
     const { active, unitIds, departmentIds, roleIds, parentIds, treeOrds } = this.c;

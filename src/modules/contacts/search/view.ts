@@ -82,6 +82,19 @@ export class SearchView {
     return { ids, statistics: statistics(ranks.length + added.length, counts) };
   }
 
+  /** The counters of a listing without a search, or of the statistics: over every contact that passes the filters (and lies in `range`). */
+  statistics(f: Filters, range: OrdRange | undefined): ContactStatistics {
+    const { total, counts } = this.snapshot.counted(f, range, this.changed?.shadowed);
+    const admits = predicateOf(conditionsOf(f, range));
+    let added = 0;
+    for (const c of this.changedContacts()) {
+      if (!admits(c.columns)) continue;
+      added++;
+      countInto(counts, c.columns);
+    }
+    return statistics(total + added, counts);
+  }
+
   /** The ids of a listing's matched set, in no useful order (a unit tree reads their rows afresh). */
   listingIds(needle: string, f: Filters): number[] {
     const { ranks } = this.snapshot.matchRanks(needle, f, undefined, this.changed?.shadowed);

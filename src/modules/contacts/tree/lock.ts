@@ -1,5 +1,5 @@
 import { KnexTimeoutError, type Knex } from 'knex';
-import { inTransaction, type Db, type Queryable } from '../../../lib/db';
+import { dialectOf, inTransaction, type Db, type Queryable } from '../../../lib/db';
 import type { ReadVersions } from '../../access';
 
 /**
@@ -16,6 +16,13 @@ import type { ReadVersions } from '../../access';
  * all that committed before it).
  */
 export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
+  if (dialectOf(trx) === 'mysql') {
+    // one round trip: the incremented version comes back as the statement's insert id (MySQL
+    // and MariaDB have no UPDATE ... RETURNING), and every round trip here is one the lock is held for
+    const [result] = await trx.raw('UPDATE directory_state SET version = LAST_INSERT_ID(version + 1) WHERE id = 1');
+    stamps.set(trx, Number((result as { insertId: number | string }).insertId));
+    return;
+  }
   await trx('directory_state').where({ id: 1 }).increment('version', 1);
   const { version } = await trx('directory_state').where({ id: 1 }).first('version');
   stamps.set(trx, Number(version));

@@ -27,6 +27,8 @@ import { changeStamp } from './lock';
 /** Stand-in ids of new rows (labelsForNew): above every real id, exact as numbers. */
 const NEW_ROW_ID = 2 ** 52;
 
+/** What a caller that wrote the roots' rows itself knows (updateContact): parent_id and updated_at set, these sort names. */
+export type KnownRoots = { parentSet: true; sortNames: ReadonlyMap<number, string> };
 
 interface OrderedRow {
   id: number;
@@ -105,18 +107,18 @@ export class TreeOrder {
    * under `parentId` too). Rows inserted by the caller and not yet placed carry a label <= 0
    * and are placed as single rows.
    */
-  async moveSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
+  async moveSubtrees(rootIds: number[], parentId: number | null, known?: KnownRoots): Promise<void> {
     let pending = rootIds;
     while (pending.length > 0) {
       // one root cannot lie inside another
       const nested = pending.length > 1 ? await this.nestedAmong(pending) : new Set<number>();
-      await this.placeSubtrees(pending.filter((id) => !nested.has(id)), parentId);
+      await this.placeSubtrees(pending.filter((id) => !nested.has(id)), parentId, known);
       pending = pending.filter((id) => nested.has(id));
     }
   }
 
   /** moveSubtrees for roots none of which lies inside another's subtree. */
-  private async placeSubtrees(rootIds: number[], parentId: number | null): Promise<void> {
+  private async placeSubtrees(rootIds: number[], parentId: number | null, known?: KnownRoots): Promise<void> {
     if (rootIds.length === 0) return;
     // 1. Take every moving subtree out of the order: negated labels stay distinct and are < 0.
     const subtrees: SubtreeToPlace[] = [];
@@ -132,16 +134,16 @@ export class TreeOrder {
           .update({ tree_ord: this.trx.raw('0 - tree_ord'), change_version: changeStamp(this.trx) });
       }
     }
-    for (const chunk of chunks(rootIds)) {
-      // a new parent is a change of the contact: its updated_at is what If-Match compares (a
-      // caller that set parent_id itself, as updateContact does, has set updated_at too)
+    // a new parent is a change of the contact: its updated_at is what If-Match compares (a
+    // caller that set parent_id itself, as updateContact does, has set updated_at too, and says so)
+    for (const chunk of known ? [] : chunks(rootIds)) {
       await this.trx('users')
         .whereIn('id', chunk)
         .where((q) => (parentId === null ? q.whereNotNull('parent_id') : q.whereNull('parent_id').orWhereNot('parent_id', parentId)))
         .update({ parent_id: parentId, updated_at: new Date(), change_version: changeStamp(this.trx) });
     }
-    const names = new Map<number, string>();
-    for (const chunk of chunks(rootIds)) {
+    const names = new Map<number, string>(known?.sortNames);
+    for (const chunk of chunks(rootIds.filter((id) => !names.has(id)))) {
       for (const r of await this.trx('users').whereIn('id', chunk).select('id', 'sort_name')) {
         names.set(Number(r.id), String(r.sort_name)); // MySQL gives the binary column as a Buffer
       }

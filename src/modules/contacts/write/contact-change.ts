@@ -70,7 +70,8 @@ export function subjectsOf(batch: ContactBatch): Subject[] {
     ref: c.ref, id: c.current.id, serviceNo: c.changes.service_no ?? c.current.service_no, current: c.current, given: c.changes,
     unitId: c.changes.unit_id ?? c.current.unit_id,
     organizationId: c.current.organization_id,
-    departmentId: c.changes.department_id === undefined ? c.current.department_id : c.changes.department_id,
+    // the department kept is checked against a new unit only: against the same unit it holds
+    departmentId: c.changes.department_id !== undefined ? c.changes.department_id : c.changes.unit_id !== undefined && c.changes.unit_id !== c.current.unit_id ? c.current.department_id : undefined,
     parent: c.parent,
   }));
   return [...created, ...changed];

@@ -135,7 +135,10 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
     const left = await trx('users').where({ parent_id: current.id }).pluck('id');
     await tree.moveSubtrees(left.map(Number), null);
   }
-  if (renamed || parentId !== current.parent_id) await tree.moveSubtrees([current.id], parentId);
+  if (renamed || parentId !== current.parent_id) {
+    // its row is written above: parent_id set, and the sort name known
+    await tree.moveSubtrees([current.id], parentId, { parentSet: true, sortNames: new Map([[current.id, sortNameOf(changes.name ?? current.name)]]) });
+  }
 }
 
 /**
