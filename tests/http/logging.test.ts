@@ -4,7 +4,7 @@ import { errorHandler } from '../../src/lib/http/errors';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { setupTestContext } from '../helpers/context';
-import { bearer, createUser, type TestUser } from '../helpers/factory';
+import { bearer, createUser, unique, type TestUser } from '../helpers/factory';
 import { appWith, destroyedDb, memoryLogger } from './http-helpers';
 
 const ctx = setupTestContext();
@@ -89,7 +89,7 @@ describe('request logs', () => {
       expect(text).not.toContain(secret);
     }
     // request lines carry method, URL and id, and no headers at all
-    expect(text).toContain('"method":"GET","url":"/api/units"');
+    expect(text).toContain('"method":"GET","path":"/api/units"');
     expect(text).not.toMatch(/"headers"|authorization|cookie/i);
   });
 
@@ -119,6 +119,87 @@ describe('request logs', () => {
     expect(err.message).not.toBe('[object Object]');
     expect(err.type).toEqual(expect.any(String));
     expect(err).not.toHaveProperty('stack');
+  });
+});
+
+describe('what a request line keeps of the URL', () => {
+  let mem: ReturnType<typeof memoryLogger>;
+  /** Values no line may hold, each with a unique token, so that no encoding of it slips through. */
+  const secret = {
+    term: unique('secretterm'),
+    login: `${unique('someone')}@example.com`,
+    search: unique('searchword'),
+    format: `${unique('formatted')}@example.com`,
+    name: `${unique('named')}@example.com`,
+    segment: `${unique('pathpart')}@example.com`,
+    failure: unique('failingsearch'),
+  };
+  const lineOf = (res: request.Response) => {
+    const id = String(res.headers['x-request-id']);
+    const lines = mem.records().filter((r) => r.msg === 'request completed' && (r.req as { id: string }).id === id);
+    expect(lines).toHaveLength(1);
+    return lines[0].req as { path: string; query?: string };
+  };
+  const answers: Record<string, request.Response> = {};
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    mem = memoryLogger();
+    const app = appWith(ctx, {}, { logger: mem.logger });
+    admin = await createUser(ctx, { role: 'Super_admin' });
+    answers.search = await request(app).get('/api/contacts/search').query({ q: secret.term, limit: 5 }).set(bearer(admin));
+    answers.failedLogins = await request(app)
+      .get('/api/security/failed-logins')
+      .query({ login_id: secret.login, page: 2, limit: 10 })
+      .set(bearer(admin));
+    answers.list = await request(app)
+      .get('/api/contacts')
+      .query({ search: secret.search, format: 'flat', page: 1, limit: 20, include_inactive: 'true', unit_id: admin.unit_id })
+      .set(bearer(admin));
+    answers.oddValue = await request(app).get('/api/contacts').query({ format: secret.format, page: 1 }).set(bearer(admin));
+    answers.oddName = await request(app).get(`/api/contacts?${encodeURIComponent(secret.name)}=1&limit=3`).set(bearer(admin));
+    answers.oddSegment = await request(app).get(`/api/contacts/${encodeURIComponent(secret.segment)}`).set(bearer(admin));
+    answers.document = await request(app).get('/api/openapi.json');
+    const broken = createApp({ db: await destroyedDb(ctx), config: ctx.config, logger: mem.logger });
+    answers.failure = await request(broken).get('/api/units').query({ search: secret.failure, include_inactive: 'true' }).set(bearer(admin));
+    const statuses = Object.fromEntries(Object.entries(answers).map(([name, res]) => [name, res.status]));
+    expect(statuses).toEqual({ search: 200, failedLogins: 200, list: 200, oddValue: 400, oddName: 200, oddSegment: 400, document: 200, failure: 500 });
+  });
+
+  test('no line holds a search term, a login identifier or any other value a client put in the URL', () => {
+    const text = mem.lines().join('\n');
+    expect(mem.records().filter((r) => r.msg === 'request completed')).toHaveLength(Object.keys(answers).length);
+    for (const value of Object.values(secret)) {
+      const token = value.split('@')[0];
+      expect(text).not.toContain(token);
+    }
+    expect(text).not.toMatch(/example\.com|%40/);
+  });
+
+  test('the path and the names of the parameters are logged, their values masked', () => {
+    expect(lineOf(answers.search)).toEqual({ id: expect.any(String), method: 'GET', path: '/api/contacts/search', query: 'q=[Redacted]&limit=5' });
+    expect(lineOf(answers.failedLogins)).toMatchObject({ path: '/api/security/failed-logins', query: 'login_id=[Redacted]&page=2&limit=10' });
+  });
+
+  test('page, limit, format, flags and row ids keep their values', () => {
+    expect(lineOf(answers.list)).toMatchObject({
+      path: '/api/contacts',
+      query: `search=[Redacted]&format=flat&page=1&limit=20&include_inactive=true&unit_id=${admin.unit_id}`,
+    });
+  });
+
+  test('a kept parameter keeps only a value of its own shape, and an odd name or path segment is masked', () => {
+    expect(lineOf(answers.oddValue).query).toBe('format=[Redacted]&page=1');
+    expect(lineOf(answers.oddName).query).toBe('[Redacted]&limit=3');
+    expect(lineOf(answers.oddSegment).path).toBe('/api/contacts/[Redacted]');
+    expect(lineOf(answers.document)).toMatchObject({ path: '/api/openapi.json' });
+  });
+
+  test('the line of an unexpected failure follows the same rule', () => {
+    const id = String(answers.failure.headers['x-request-id']);
+    const failures = mem.records().filter((r) => r.msg === 'unexpected error' && (r.req as { id: string }).id === id);
+    expect(failures).toHaveLength(1);
+    expect(failures[0].req).toEqual({ id, method: 'GET', path: '/api/units', query: 'search=[Redacted]&include_inactive=true' });
   });
 });
 
