@@ -51,16 +51,30 @@ export function mapHeader(header: readonly string[]): HeaderMap {
   return { positions, ignored };
 }
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** Text a spreadsheet would run as a formula (OWASP, CSV injection), or such text already behind `'`s. */
+const NEEDS_QUOTE = /^'*[=+\-@\t\r]/;
+const QUOTED = /^'+[=+\-@\t\r]/;
 
 /**
- * A cell as a spreadsheet shows text that could start a formula: behind a `'`, so that Excel,
- * LibreOffice and Sheets show it as text (OWASP, CSV injection). An import takes the `'` away again.
+ * The one writer of cells: every cell of every CSV and .xlsx the service writes (the export,
+ * the import template and its Lists sheet) is written through it. Text that starts with `=`,
+ * `+`, `-`, `@`, tab or carriage return goes behind a `'`, so that Excel, LibreOffice and Sheets
+ * show it as text (OWASP, CSV injection); an .xlsx too, since its text becomes a formula as soon
+ * as a cell is edited or the sheet saved as CSV. Text that already starts with `'`s before such
+ * a character gets one more, so that unescapeFormula gives back exactly what was written.
  */
-export function escapeFormula(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
+export function safeCell(value: string | null | undefined): string {
+  const text = value ?? '';
+  return NEEDS_QUOTE.test(text) ? `'${text}` : text;
 }
 
-export function unescapeFormula(text: string): string {
-  return text.startsWith("'") && FORMULA_START.test(text.slice(1)) ? text.slice(1) : text;
+/** A row of cells, each through safeCell. */
+export function safeRow(values: ReadonlyArray<string | null | undefined>): string[] {
+  return values.map(safeCell);
 }
+
+/** The import's reading of a cell: takes away the `'` that safeCell puts, and only that one. */
+export function unescapeFormula(text: string): string {
+  return QUOTED.test(text) ? text.slice(1) : text;
+}
+

@@ -6,7 +6,7 @@ import ExcelJS from 'exceljs';
 import type { Db } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
 import { exportBatches, type ContactFilters, type ExportRow } from '../contacts';
-import { COLUMNS, escapeFormula } from './columns';
+import { COLUMNS, safeRow } from './columns';
 
 export type FileFormat = 'csv' | 'xlsx';
 
@@ -15,11 +15,8 @@ export const CONTENT_TYPES: Record<FileFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
-/**
- * A file's cells for one contact, in the import's columns. In a CSV, text that a spreadsheet
- * would take for a formula is escaped (columns.ts); an .xlsx holds typed text cells, never formulas.
- */
-function cellsOf(row: ExportRow, escape: (text: string) => string = (t) => t): string[] {
+/** A file's cells for one contact, in the import's columns, through the one cell writer (columns.ts). */
+function cellsOf(row: ExportRow): string[] {
   const value: Record<(typeof COLUMNS)[number], string | null> = {
     name: row.name,
     service_no: row.service_no,
@@ -35,7 +32,7 @@ function cellsOf(row: ExportRow, escape: (text: string) => string = (t) => t): s
     status: row.status,
     parent_service_no: row.parent_service_no,
   };
-  return COLUMNS.map((c) => escape(value[c] ?? ''));
+  return safeRow(COLUMNS.map((c) => value[c]));
 }
 
 /**
@@ -61,10 +58,10 @@ export class DirectoryExport {
   static async writeCsv(batches: AsyncGenerator<ExportRow[]>, out: Writable): Promise<void> {
     const csv = stringify({ bom: true });
     const done = pipeline(csv, out);
-    csv.write([...COLUMNS]);
+    csv.write(safeRow(COLUMNS));
     for await (const batch of batches) {
       for (const row of batch) {
-        if (!csv.write(cellsOf(row, escapeFormula))) await once(csv, 'drain');
+        if (!csv.write(cellsOf(row))) await once(csv, 'drain');
       }
     }
     csv.end();
@@ -74,7 +71,7 @@ export class DirectoryExport {
   static async writeXlsx(batches: AsyncGenerator<ExportRow[]>, out: Writable): Promise<void> {
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
     const sheet = workbook.addWorksheet('Contacts');
-    sheet.addRow([...COLUMNS]).commit();
+    sheet.addRow(safeRow(COLUMNS)).commit();
     for await (const batch of batches) {
       for (const row of batch) sheet.addRow(cellsOf(row)).commit();
     }

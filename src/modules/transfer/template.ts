@@ -3,7 +3,7 @@ import ExcelJS from 'exceljs';
 import type { Queryable } from '../../lib/db';
 import { STATUSES } from '../contacts';
 import { ReferenceLookup } from '../reference';
-import { COLUMNS } from './columns';
+import { COLUMNS, safeRow } from './columns';
 
 /** exceljs validates a whole range at run time; its typings know only cell by cell. */
 interface WithRangeValidation {
@@ -13,7 +13,7 @@ interface WithRangeValidation {
 /** Rows of the template's Contacts sheet that carry the lists' validation. */
 const VALIDATED_ROWS = 10_000;
 
-/** One example contact, with names taken from the reference data (the first of each list). */
+/** One example contact, with names taken from the reference data (the first of each list), as stored. */
 function exampleRow(lookup: ReferenceLookup): string[] {
   const { units, departments, designations, ranks } = lookup.lists;
   const unit = units[0];
@@ -38,21 +38,23 @@ function exampleRow(lookup: ReferenceLookup): string[] {
 /** GET /api/contacts/import/template?format=csv: the header row and one example. */
 export async function csvTemplate(db: Queryable): Promise<Buffer> {
   const lookup = await ReferenceLookup.load(db);
-  return Buffer.from(stringify([[...COLUMNS], exampleRow(lookup)], { bom: true }));
+  return Buffer.from(stringify([safeRow(COLUMNS), safeRow(exampleRow(lookup))], { bom: true }));
 }
 
 /**
  * GET /api/contacts/import/template?format=xlsx: a Contacts sheet (header and one example) and a
  * Lists sheet with the valid units, departments (with their unit), designations, ranks, roles
  * and statuses; the Contacts columns that take a name from a list are validated against it.
+ * Every cell of both sheets is written through safeRow, so a name picked from a list is the one
+ * the Contacts sheet shows and the import reads back.
  */
 export async function xlsxTemplate(db: Queryable): Promise<Buffer> {
   const lookup = await ReferenceLookup.load(db);
   const { units, departments, designations, ranks, roles } = lookup.lists;
   const workbook = new ExcelJS.Workbook();
   const contacts = workbook.addWorksheet('Contacts');
-  contacts.addRow([...COLUMNS]).font = { bold: true };
-  contacts.addRow(exampleRow(lookup));
+  contacts.addRow(safeRow(COLUMNS)).font = { bold: true };
+  contacts.addRow(safeRow(exampleRow(lookup)));
   contacts.columns.forEach((column) => (column.width = 22));
 
   const lists = workbook.addWorksheet('Lists');
@@ -69,7 +71,7 @@ export async function xlsxTemplate(db: Queryable): Promise<Buffer> {
   ];
   columns.forEach((list, i) => {
     const column = lists.getColumn(i + 1);
-    column.values = [list.header, ...list.values];
+    column.values = safeRow([list.header, ...list.values]);
     column.width = 24;
     if (!list.validates || list.values.length === 0) return;
     const letter = column.letter;
