@@ -93,12 +93,12 @@ describe('request logs', () => {
     expect(text).not.toMatch(/"headers"|authorization|cookie/i);
   });
 
-  test('each request has one line when it is answered: info for success, warn for 4xx, error for 5xx', () => {
+  test('each request has one line when it is answered: info for success and for 4xx, error for 5xx', () => {
     const done = mem.records().filter((r) => r.msg === 'request completed');
     const levelOf = (status: number) => done.filter((r) => (r.res as { statusCode: number }).statusCode === status).map((r) => r.level);
     expect(done).toHaveLength(requestIds.length);
     expect(new Set(levelOf(200))).toEqual(new Set([30]));
-    expect(new Set([...levelOf(401), ...levelOf(404)])).toEqual(new Set([40]));
+    expect(new Set([...levelOf(401), ...levelOf(404)])).toEqual(new Set([30]));
     expect(levelOf(500)).toEqual([50]);
     for (const r of done) expect(r.responseTime).toEqual(expect.any(Number));
   });

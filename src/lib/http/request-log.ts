@@ -77,8 +77,10 @@ export function requestRecord(req: Request): { id: string | undefined; method: s
 /**
  * The request log. Each request gets an id, the caller's `X-Request-Id` when it is a safe token
  * or a new UUID, echoed in `X-Request-Id`. When the connection is done with the request, one
- * line records it with its status and time: `info` for success, `warn` for 4xx, 503 and for a
- * request the client left before it was answered, `error` for other 5xx. Nothing is built for a
+ * line records it with its status and time: `info` for success and for 4xx (a refusal is the
+ * service working as meant: it is the client's mistake, and at `warn` it buried the warnings
+ * that need an operator), `warn` for 503 and for a request the client left before it was
+ * answered, `error` for other 5xx. Nothing is built for a
  * level that is off, and no header or body is ever logged, so no token, cookie or password
  * can reach a line; of the URL, only what requestRecord keeps.
  */
@@ -93,7 +95,7 @@ export function requestLog(logger: Logger) {
       const finished = res.writableEnded;
       const status = res.statusCode;
       // a 503 is an answer given on purpose (the database is unavailable, logged apart): warn
-      const level = !finished ? 'warn' : status >= 500 && status !== 503 ? 'error' : status >= 400 ? 'warn' : 'info';
+      const level = !finished || status === 503 ? 'warn' : status >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const line = { req: requestRecord(req), res: { statusCode: status }, responseTime: Math.round(performance.now() - start) };
       logger[level](line, finished ? 'request completed' : 'request aborted');
