@@ -124,14 +124,27 @@ const ifNoneMatch: Param = {
   description: 'an ETag of an earlier answer: 304 with no body while nothing it shows has changed',
   schema: str(),
 };
-const ifMatch: Param = {
-  name: 'If-Match',
-  in: 'header',
-  description: 'the ETag of GET /api/contacts/{id}: the change is made only if the contact is still as read, else 412',
-  schema: str(),
-};
 const E304 = { description: 'Not modified: the If-None-Match holds the current ETag (no body)', headers: ETAG_HEADER };
-const E412 = errorResponse('The If-Match no longer holds: someone changed the contact since it was read', 'Contact was changed by someone else');
+
+/**
+ * A write that honours If-Match and If-None-Match (RFC 9110, 13.1.1 and 13.1.2): `tag` says
+ * which read's ETag it compares and when that ETag goes stale, `message` is its 412's.
+ */
+export interface ConditionalWrite {
+  tag: string;
+  message: string;
+}
+
+function writePreconditions(write: ConditionalWrite): { params: Param[]; responses: Record<string, unknown> } {
+  const header = (name: string, description: string): Param => ({ name, in: 'header', description, schema: str() });
+  return {
+    params: [
+      header('If-Match', `${write.tag}, or \`*\`: the change is made only while it is current, else 412 (a weak tag never holds)`),
+      header('If-None-Match', '`*`, or the current ETag (weakly compared): 412, nothing changed'),
+    ],
+    responses: { 412: errorResponse('A precondition (If-Match, If-None-Match) does not hold: nothing was changed', write.message) },
+  };
+}
 
 /** A read's success answers an ETag; an If-None-Match that holds it answers 304. */
 function conditionalRead(responses: Record<string, unknown>): Record<string, unknown> {
@@ -156,8 +169,8 @@ export interface OperationSpec {
   responses: Record<string, unknown>;
   /** public: no bearer token */
   public?: boolean;
-  /** `read`: ETag and If-None-Match (304); `write`: If-Match (412) */
-  conditional?: 'read' | 'write';
+  /** `read`: ETag and If-None-Match (304); a write: If-Match and If-None-Match (412) */
+  conditional?: 'read' | ConditionalWrite;
 }
 
 /**
@@ -165,10 +178,10 @@ export interface OperationSpec {
  * public; 403 when it checks a permission; 413 and 415 when it takes a body.
  */
 export function operation(spec: OperationSpec) {
-  const conditionalParams = spec.conditional === 'read' ? [ifNoneMatch] : spec.conditional === 'write' ? [ifMatch] : [];
+  const write = typeof spec.conditional === 'object' ? writePreconditions(spec.conditional) : null;
+  const conditionalParams = spec.conditional === 'read' ? [ifNoneMatch] : (write?.params ?? []);
   const params = [...(spec.params ?? []), ...conditionalParams];
-  const own =
-    spec.conditional === 'read' ? conditionalRead(spec.responses) : spec.conditional === 'write' ? { ...spec.responses, 412: E412 } : spec.responses;
+  const own = spec.conditional === 'read' ? conditionalRead(spec.responses) : { ...spec.responses, ...write?.responses };
   const roles = `Roles: ${spec.roles.join(', ')}.${spec.permission ? ` Permission \`${spec.permission}\`.` : ''}`;
   return {
     tags: spec.tags,

@@ -74,10 +74,57 @@ export function extendETag(res: Response, suffix: string): void {
   if (typeof tag === 'string') res.setHeader('ETag', `${tag.slice(0, -1)}-${suffix}"`);
 }
 
-/**
- * If-Match compares strongly (RFC 9110, 13.1.1): true when the header is absent, is `*`, or
- * lists a strong tag that ends with `-<suffix>` (the row as `extendETag` named it).
- */
-export function ifMatchHolds(listed: readonly string[], suffix: string): boolean {
-  return listed.length === 0 || listed.some((t) => t === '*' || (!t.startsWith('W/') && t.endsWith(`-${suffix}"`)));
+/** A write's preconditions (RFC 9110, 13.1.1 and 13.1.2): the If-Match and If-None-Match tags as sent. */
+export interface Preconditions {
+  ifMatch: readonly string[];
+  ifNoneMatch: readonly string[];
 }
+
+/** A write without preconditions: unconditional. */
+export const UNCONDITIONAL: Preconditions = { ifMatch: [], ifNoneMatch: [] };
+
+/** The request's preconditions, read by the router and checked by the service at its point of truth. */
+export function preconditionsOf(req: Request): Preconditions {
+  return { ifMatch: listedTags(req.get('if-match')), ifNoneMatch: listedTags(req.get('if-none-match')) };
+}
+
+/**
+ * Whether a write's preconditions hold for a target that exists (the checks before them answered
+ * 404 otherwise); `names(tag)` says whether a tag, `W/` taken off, names the target's current
+ * representation. If-Match (13.1.1) holds with `*` or a strong tag that names it; a weak tag or
+ * a malformed value names nothing. If-None-Match (13.1.2) fails with `*` or a tag that names it,
+ * weakly compared: for a write, either is 412. Without either header, a write is unconditional.
+ */
+export function preconditionsHold(conditions: Preconditions, names: (tag: string) => boolean): boolean {
+  const { ifMatch, ifNoneMatch } = conditions;
+  if (ifMatch.length > 0 && !ifMatch.some((t) => t === '*' || (!t.startsWith('W/') && names(t)))) return false;
+  return !ifNoneMatch.some((t) => t === '*' || names(t.replace(/^W\//, '')));
+}
+
+/**
+ * For a row that `extendETag` named (a tag that ends with `-<suffix>`, a contact's): whether the
+ * preconditions hold. The directory's versions in front of the suffix do not count: a change of
+ * another contact leaves the tag good.
+ */
+export function rowPreconditionsHold(conditions: Preconditions, suffix: string): boolean {
+  return preconditionsHold(conditions, (t) => t.endsWith(`-${suffix}"`));
+}
+
+/**
+ * For a write whose target reads with a version's tag (`"<prefix><version>-<who>-<digest of its
+ * URL>"`, as a conditional read of `<prefix><version>` makes it): the request's preconditions as
+ * a test of the version that the service reads at its point of truth, or undefined when the
+ * request has none. A tag names the current representation when its version is the current one
+ * and it is the tag of this URL (the item's GET; a list's tag names the list): a change of any
+ * record the version covers makes it stale. Whose read it was does not count: a record reads the
+ * same to everyone who may read it.
+ */
+export function versionPreconditions(req: Request, prefix: string): VersionCondition | undefined {
+  const conditions = preconditionsOf(req);
+  if (conditions.ifMatch.length === 0 && conditions.ifNoneMatch.length === 0) return undefined;
+  const url = `-${digest(req.originalUrl)}"`;
+  return (version) => preconditionsHold(conditions, (t) => t.startsWith(`"${prefix}${version}-`) && t.endsWith(url));
+}
+
+/** Whether a conditional write may go ahead when what it changes is at `version` (versionPreconditions). */
+export type VersionCondition = (version: number) => boolean;

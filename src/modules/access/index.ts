@@ -9,7 +9,7 @@ export { authOf, conditionalRead, type AuthContext, type ReadVersions } from './
 export { authenticate, requirePermission, sessionLoader, type SessionLoader, type SessionRecord, type SessionSource } from './authenticate';
 export { permissionList, writeGrants } from './grants';
 export { PasswordHasher } from './passwords';
-export { bumpVersion, versionedChange, type ReadVersion } from './read-versions';
+export { bumpVersion, versionedChange, type ReadVersion, type VersionPrecondition } from './read-versions';
 export { assertRoleWithinReach } from './privilege';
 export { BUILT_IN_ROLE_IDS, ROLE_ID } from './roles';
 export { TokenService, type TokenSettings, type TokenSubject } from './tokens';

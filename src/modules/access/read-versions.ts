@@ -16,10 +16,30 @@ export async function bumpVersion(db: Queryable, name: ReadVersion): Promise<voi
   await db('read_versions').where({ name }).increment('version', 1);
 }
 
-/** Runs `work` in one transaction that marks `name` changed before it commits (every change of what it covers). */
-export function versionedChange<T>(db: Db, name: ReadVersion, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+/**
+ * A write's precondition on a version (a request's If-Match and If-None-Match, as
+ * lib/http/conditional.ts versionPreconditions makes it), and the error that refuses the write
+ * when it does not hold.
+ */
+export interface VersionPrecondition {
+  holds: (version: number) => boolean;
+  failed: () => Error;
+}
+
+/**
+ * Runs `work` in one transaction that marks `name` changed before it commits (every change of
+ * what it covers). A `precondition` is checked after the work, whose own checks answer first
+ * (404 before 412), against the version before this change raises it: that row is read locked
+ * until the commit, so of two writes that read the same version only the first passes, and the
+ * refused one rolls back with nothing changed.
+ */
+export function versionedChange<T>(db: Db, name: ReadVersion, work: (trx: Knex.Transaction) => Promise<T>, precondition?: VersionPrecondition): Promise<T> {
   return inTransaction(db, async (trx) => {
     const result = await work(trx);
+    if (precondition) {
+      const row = await trx('read_versions').where({ name }).forUpdate().first('version');
+      if (!precondition.holds(Number(row?.version))) throw precondition.failed();
+    }
     await bumpVersion(trx, name);
     return result;
   });

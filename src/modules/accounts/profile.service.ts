@@ -31,7 +31,7 @@ export class ProfileService {
 
   /** The caller's own row, through the contacts' writer: the actor is also the target. */
   async updateProfile(actor: Actor, changes: ProfileChanges) {
-    await this.writes.change(actor.userId, changes, actor, [], { action: 'profile.update', taken: (field) => new ConflictError(TAKEN[field]) });
+    await this.writes.change(actor.userId, changes, actor, { action: 'profile.update', taken: (field) => new ConflictError(TAKEN[field]) });
     return detailedProfile(await this.user(actor.userId));
   }
 

@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { actorOf } from '../audit';
+import { versionPreconditions } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
 import { authOf, conditionalRead, requirePermission } from '../access';
@@ -8,6 +9,12 @@ import type { ListInput, LocationsService, LocationValues } from './locations.se
 import { createRules, idRules, listRules, parentParamRules, updateRules } from './locations.validators';
 import { capitalized } from '../../lib/text';
 
+/**
+ * Reads answer an ETag from the locations' version (`l<version>`), and 304 to a matching
+ * If-None-Match; a write's If-Match and If-None-Match are checked against the version it changes
+ * (docs/api.md, Conditional requests).
+ */
+const TAG = 'l';
 
 /** One level's routes: list, get, create, update, soft delete, and the lookup by parent. */
 function levelRouter(service: LocationsService, level: LevelDef, canWrite: RequestHandler, fresh: RequestHandler): Router {
@@ -34,11 +41,11 @@ function levelRouter(service: LocationsService, level: LevelDef, canWrite: Reque
   });
   router.put('/:id', canWrite, ...updateRules(level), validate, async (req, res) => {
     const { id, ...changes } = inputOf<LocationValues & { id: number }>(req);
-    const record = await service.update(level, id, changes, actorOf(req));
+    const record = await service.update(level, id, changes, actorOf(req), versionPreconditions(req, TAG));
     sendSuccess(res, 200, `${level.label} updated successfully`, { [level.singular]: record });
   });
   router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
-    const record = await service.remove(level, inputOf<{ id: number }>(req).id, actorOf(req));
+    const record = await service.remove(level, inputOf<{ id: number }>(req).id, actorOf(req), versionPreconditions(req, TAG));
     sendSuccess(res, 200, `${level.label} deleted successfully`, { [level.singular]: record });
   });
   return router;
@@ -49,8 +56,7 @@ export function locationsRouter(service: LocationsService, requireAuth: RequestH
   const canWrite = requirePermission('locations.write');
   const router = Router();
   router.use(requireAuth);
-  // reads answer an ETag from the locations' version, and 304 to a matching If-None-Match
-  const fresh = conditionalRead((req) => `l${authOf(req).versions.locations}`);
+  const fresh = conditionalRead((req) => `${TAG}${authOf(req).versions.locations}`);
   router.get('/statistics', fresh, async (_req, res) => {
     sendSuccess(res, 200, 'Location statistics retrieved successfully', { statistics: await service.statistics() });
   });

@@ -1,13 +1,17 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
-import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../lib/errors';
+import type { VersionCondition } from '../../lib/http/conditional';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
 import { baseQuery, LEVELS, toRecord, type LevelDef, type Row } from './locations.levels';
 import { versionedChange } from '../access';
 
 export const LOCATIONS_PAGE = { defaultLimit: 50, maxLimit: 500 };
+
+/** The 412 of a location write whose If-Match or If-None-Match does not hold. */
+export const LOCATIONS_CHANGED = 'Locations were changed by someone else';
 
 export interface ListInput {
   page?: number;
@@ -79,7 +83,7 @@ export class LocationsService {
   }
 
   async create(level: LevelDef, values: LocationValues, actor: Actor): Promise<Row> {
-    return this.write(level, async (trx) => {
+    return this.write(level, undefined, async (trx) => {
       await this.checkParent(trx, level, values);
       await this.checkNameFree(trx, level, values, null);
       const now = new Date();
@@ -90,8 +94,9 @@ export class LocationsService {
     });
   }
 
-  async update(level: LevelDef, id: number, changes: LocationValues, actor: Actor, action: 'update' | 'delete' = 'update'): Promise<Row> {
-    return this.write(level, async (trx) => {
+  /** `condition`: the request's If-Match and If-None-Match, checked against the locations' version. */
+  async update(level: LevelDef, id: number, changes: LocationValues, actor: Actor, condition?: VersionCondition, action: 'update' | 'delete' = 'update'): Promise<Row> {
+    return this.write(level, condition, async (trx) => {
       const current: Row | undefined = await trx(level.table).where({ id }).forUpdate().first();
       if (!current) throw new NotFoundError(`${level.label} not found`);
       const key = level.parent?.key;
@@ -110,8 +115,8 @@ export class LocationsService {
   }
 
   /** Soft delete: the row stays, inactive, and drops out of lists and child lookups. */
-  async remove(level: LevelDef, id: number, actor: Actor): Promise<Row> {
-    return this.update(level, id, { is_active: false }, actor, 'delete');
+  async remove(level: LevelDef, id: number, actor: Actor, condition?: VersionCondition): Promise<Row> {
+    return this.update(level, id, { is_active: false }, actor, condition, 'delete');
   }
 
   /**
@@ -154,11 +159,16 @@ export class LocationsService {
     if (await q.first('id')) throw new ConflictError(level.duplicateMessage);
   }
 
-  /** Runs a change; the database's keys decide the races the checks could not see. */
-  private async write<T>(level: LevelDef, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  /**
+   * Runs a change; the database's keys decide the races the checks could not see. A `condition`
+   * (the request's If-Match and If-None-Match) is versionedChange's precondition on the
+   * locations' version: 412 unless it holds.
+   */
+  private async write<T>(level: LevelDef, condition: VersionCondition | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     try {
       // every change of these records changes what reads show: their ETags follow the version
-      return await versionedChange(this.db, 'locations', work);
+      const precondition = condition && { holds: condition, failed: () => new PreconditionFailedError(LOCATIONS_CHANGED) };
+      return await versionedChange(this.db, 'locations', work, precondition);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(level.duplicateMessage);
       if (isForeignKeyViolation(err) && level.parent) {

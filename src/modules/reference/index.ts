@@ -5,6 +5,6 @@
  */
 export { DEFAULT_ORGANIZATION_ID, REFERENCE_RESOURCES, organizations, type ResourceSpec } from './reference.resources';
 export { referenceRouter } from './reference.router';
-export { REFERENCE_PAGE, ReferenceService } from './reference.service';
+export { REFERENCE_CHANGED, REFERENCE_PAGE, ReferenceService } from './reference.service';
 export { organizationExists, ReferenceLookup, resolveReferenceNames } from './names';
 export { RolesService } from './roles.service';

@@ -1,7 +1,8 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { body, param, query } from 'express-validator';
 import { NotFoundError } from '../../lib/errors';
 import { actorOf } from '../audit';
+import { versionPreconditions } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
 import { idParamRule, inputOf, paginationRules, stringRule, validate } from '../../lib/http/validate';
 import { authOf, conditionalRead, requirePermission } from '../access';
@@ -11,6 +12,15 @@ import type { RoleInput, RolesService } from './roles.service';
 import { capitalized } from '../../lib/text';
 
 const idRules = [idParamRule(param('id'), 'id')];
+
+/**
+ * Reads answer an ETag from the reference data's version (`r<version>`), and 304 to a matching
+ * If-None-Match; a write's If-Match and If-None-Match are checked against the version it changes
+ * (docs/api.md, Conditional requests).
+ */
+const TAG = 'r';
+const referenceTag = (req: Request) => `${TAG}${authOf(req).versions.reference}`;
+const ifAsRead = (req: Request) => versionPreconditions(req, TAG);
 const listRules = (spec: ResourceSpec) => [
   ...paginationRules(REFERENCE_PAGE.maxLimit),
   stringRule(query('search'), 'search', { max: 100 }),
@@ -33,8 +43,7 @@ function resourceRouter(
   const canWrite = requirePermission(writePermission);
   const router = Router();
   router.use(requireAuth);
-  // reads answer an ETag from the reference data's version, and 304 to a matching If-None-Match
-  const fresh = conditionalRead((req) => `r${authOf(req).versions.reference}`);
+  const fresh = conditionalRead(referenceTag);
 
   router.get('/', fresh, ...listRules(spec), validate, async (req, res) => {
     const input = inputOf<ListInput>(req);
@@ -54,11 +63,11 @@ function resourceRouter(
   });
   router.put('/:id', canWrite, ...idRules, ...spec.updateRules, validate, async (req, res) => {
     const { id, ...changes } = inputOf<Values & { id: number }>(req);
-    const record = await service.update(def, id, changes, actorOf(req));
+    const record = await service.update(def, id, changes, actorOf(req), ifAsRead(req));
     sendSuccess(res, 200, `${def.label} updated successfully`, { [def.singular]: record });
   });
   router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
-    await service.remove(def, inputOf<{ id: number }>(req).id, actorOf(req));
+    await service.remove(def, inputOf<{ id: number }>(req).id, actorOf(req), ifAsRead(req));
     sendSuccess(res, 200, `${def.label} deleted successfully`);
   });
   return router;
@@ -90,10 +99,10 @@ function rolesRouter(roles: RolesService, requireAuth: RequestHandler, fresh: Re
   });
   router.put('/:id', canWrite, ...idRules, ...roleRules(false), validate, async (req, res) => {
     const { id, ...input } = inputOf<RoleInput & { id: number }>(req);
-    sendSuccess(res, 200, 'Role updated successfully', { role: await roles.update(id, input, actorOf(req)) });
+    sendSuccess(res, 200, 'Role updated successfully', { role: await roles.update(id, input, actorOf(req), ifAsRead(req)) });
   });
   router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
-    await roles.remove(inputOf<{ id: number }>(req).id, actorOf(req));
+    await roles.remove(inputOf<{ id: number }>(req).id, actorOf(req), ifAsRead(req));
     sendSuccess(res, 200, 'Role deleted successfully');
   });
   return router;
@@ -116,6 +125,6 @@ export function referenceRouter(services: ReferenceServices, requireAuth: Reques
     return auth.permissions.has('organizations.manage') ? null : auth.organizationId;
   };
   router.use('/organizations', resourceRouter(service, organizations, requireAuth, 'organizations.manage', ownOrganization));
-  router.use('/roles', rolesRouter(roles, requireAuth, conditionalRead((req) => `r${authOf(req).versions.reference}`)));
+  router.use('/roles', rolesRouter(roles, requireAuth, conditionalRead(referenceTag)));
   return router;
 }

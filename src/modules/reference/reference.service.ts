@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../../lib/db';
-import { ConflictError, NotFoundError } from '../../lib/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../../lib/errors';
+import type { VersionCondition } from '../../lib/http/conditional';
 import { paginationOf } from '../../lib/http/respond';
 import { pageOf } from '../../lib/http/validate';
-import { versionedChange } from '../access';
+import { versionedChange, type VersionPrecondition } from '../access';
 
 export type Values = Record<string, unknown>;
 
@@ -94,7 +95,8 @@ export class ReferenceService {
     );
   }
 
-  async update(def: ResourceDef, id: number, changes: Values, actor: Actor): Promise<Values> {
+  /** `condition`: the request's If-Match and If-None-Match, checked against the reference data's version. */
+  async update(def: ResourceDef, id: number, changes: Values, actor: Actor, condition?: VersionCondition): Promise<Values> {
     return this.write(
       def,
       async (trx) => {
@@ -106,10 +108,11 @@ export class ReferenceService {
         return this.get(def, id, trx);
       },
       { values: changes, id },
+      condition,
     );
   }
 
-  async remove(def: ResourceDef, id: number, actor: Actor): Promise<void> {
+  async remove(def: ResourceDef, id: number, actor: Actor, condition?: VersionCondition): Promise<void> {
     await this.write(def, async (trx) => {
       const current: Values | undefined = await trx(def.table).where({ id }).forUpdate().first();
       if (!current) throw new NotFoundError(`${def.label} not found`);
@@ -119,7 +122,7 @@ export class ReferenceService {
       // the record as it was, field by field, since the row is gone
       const { id: _id, created_at: _created, updated_at: _updated, ...fields } = current;
       await this.record(trx, actor, def, 'delete', id, changesOf(fields, Object.fromEntries(Object.keys(fields).map((f) => [f, null]))));
-    });
+    }, undefined, condition);
   }
 
   /**
@@ -162,15 +165,17 @@ export class ReferenceService {
   /**
    * Runs a change; the database's keys decide races that the checks could not see: a
    * duplicate, a row that came into use while being deleted, or a referenced row that went.
+   * A `condition` is checked after the work, whose checks come first.
    */
   private async write<T>(
     def: ResourceDef,
     work: (trx: Knex.Transaction) => Promise<T>,
     written?: { values: Values; id: number | null },
+    condition?: VersionCondition,
   ): Promise<T> {
     try {
       // every change of these records changes what reads show: their ETags follow the version
-      return await versionedChange(this.db, 'reference', work);
+      return await versionedChange(this.db, 'reference', work, referencePrecondition(condition));
     } catch (err) {
       if (isUniqueViolation(err)) {
         // the winner has committed by now: the same checks name the key that was taken
@@ -181,4 +186,12 @@ export class ReferenceService {
       throw err;
     }
   }
+}
+
+/** The 412 of a reference record or role whose If-Match or If-None-Match does not hold. */
+export const REFERENCE_CHANGED = 'Reference data was changed by someone else';
+
+/** A request's If-Match and If-None-Match as versionedChange's precondition on the reference data's version: 412 unless it holds. */
+export function referencePrecondition(condition: VersionCondition | undefined): VersionPrecondition | undefined {
+  return condition && { holds: condition, failed: () => new PreconditionFailedError(REFERENCE_CHANGED) };
 }

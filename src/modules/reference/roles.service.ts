@@ -5,6 +5,8 @@ import { changesOf, type Actor, type AuditTrail } from '../audit';
 import { toIsoRequired } from '../../lib/time';
 import { assertRoleWithinReach, type AuthContext, BUILT_IN_ROLE_IDS, permissionList, versionedChange, writeGrants } from '../access';
 import { revokeTokensOfRole } from '../contacts';
+import type { VersionCondition } from '../../lib/http/conditional';
+import { referencePrecondition } from './reference.service';
 
 /** Roles 1-3 carry fixed meaning (Super_admin, Admin, User): they are not changed through the API. */
 
@@ -54,7 +56,8 @@ export class RolesService {
     });
   }
 
-  async update(id: number, input: RoleInput, actor: Actor) {
+  /** `condition`: the request's If-Match and If-None-Match, checked against the reference data's version. */
+  async update(id: number, input: RoleInput, actor: Actor, condition?: VersionCondition) {
     return this.write(async (trx) => {
       await this.assertChangeable(trx, id, actor);
       const before = await this.get(id, trx);
@@ -71,10 +74,10 @@ export class RolesService {
       const role = await this.get(id, trx);
       await this.record(trx, actor, 'update', id, before, role);
       return role;
-    });
+    }, condition);
   }
 
-  async remove(id: number, actor: Actor) {
+  async remove(id: number, actor: Actor, condition?: VersionCondition) {
     await this.write(async (trx) => {
       await this.assertChangeable(trx, id, actor);
       if (await trx('users').where({ role_id: id }).first('id')) {
@@ -83,7 +86,7 @@ export class RolesService {
       const before = await this.get(id, trx);
       await trx('roles').where({ id }).delete();
       await this.record(trx, actor, 'delete', id, before, { name: null, description: null, permissions: null });
-    });
+    }, condition);
   }
 
   /** A role's name, description and permissions, before and after; roles are filed under the actor's organization. */
@@ -94,10 +97,11 @@ export class RolesService {
     await this.audit.record(trx, actor, { action: `role.${verb}`, targetType: 'role', targetId: id, changes });
   }
 
-  private async write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  /** A change of the roles; a `condition` is checked after the work, whose checks come first (referencePrecondition). */
+  private async write<T>(work: (trx: Knex.Transaction) => Promise<T>, condition?: VersionCondition): Promise<T> {
     try {
       // every change of these records changes what reads show: their ETags follow the version
-      return await versionedChange(this.db, 'reference', work);
+      return await versionedChange(this.db, 'reference', work, referencePrecondition(condition));
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError('A role with this name already exists');
       throw err;

@@ -1,6 +1,12 @@
 import { CHILDREN_PAGE } from '../../modules/contacts';
-import { ADMINS, ANY_USER, arrayOf, body, E403, int, obj, operation, paging, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
+import { ADMINS, ANY_USER, arrayOf, body, type ConditionalWrite, E403, int, obj, operation, paging, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
 import { contactAndTree, contactBody, idParam, notFound, parentId, READ, tags } from './contacts.parts';
+
+/** The writes of one contact compare the row that GET /api/contacts/{id} read (docs/api.md, Conditional requests). */
+const asRead: ConditionalWrite = {
+  tag: 'the ETag of GET /api/contacts/{id} (it names the contact\'s row: stale once the contact changed, not when another one did)',
+  message: 'Contact was changed by someone else',
+};
 
 /** The paths of one contact: /api/contacts/{id} and below. */
 export const contactItemPaths = {
@@ -17,7 +23,7 @@ export const contactItemPaths = {
     put: operation({
       tags,
       summary: 'Update a contact',
-      conditional: 'write',
+      conditional: asRead,
       description: 'Any subset of the create fields (no password). A unit change is refused while the contact has active children or stays under a parent in the old unit.',
       roles: ADMINS,
       permission: `${READ} + contacts.update`,
@@ -28,6 +34,7 @@ export const contactItemPaths = {
     delete: operation({
       tags,
       summary: 'Deactivate a contact (its children become roots)',
+      conditional: asRead,
       roles: SUPER_ADMIN,
       permission: `${READ} + contacts.delete`,
       params: [idParam],
@@ -60,7 +67,7 @@ export const contactItemPaths = {
     put: operation({
       tags,
       summary: 'Move a contact (and its subtree) under another parent, or to the top level',
-      conditional: 'write',
+      conditional: asRead,
       roles: ADMINS,
       permission: `${READ} + contacts.move`,
       params: [idParam],
@@ -72,6 +79,7 @@ export const contactItemPaths = {
     put: operation({
       tags,
       summary: "Reset a contact's password",
+      conditional: asRead,
       description: 'Records an admin_reset and revokes the contact\'s tokens.',
       roles: ADMINS,
       permission: `${READ} + contacts.reset_password`,

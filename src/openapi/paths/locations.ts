@@ -1,10 +1,11 @@
-import { LEVELS, LOCATIONS_PAGE, parentNameField, type LevelDef } from '../../modules/locations';
+import { LEVELS, LOCATIONS_CHANGED, LOCATIONS_PAGE, parentNameField, type LevelDef } from '../../modules/locations';
 import {
   ADMINS,
   ANY_USER,
   arrayOf,
   body,
   bool,
+  type ConditionalWrite,
   E403,
   E404,
   errorResponse,
@@ -32,6 +33,12 @@ import { capitalized } from '../../lib/text';
 
 const tags = ['Locations'];
 const WRITE = 'locations.write';
+
+/** The writes of a record compare the locations' version that its GET's ETag names (docs/api.md, Conditional requests). */
+const asRead = (path: string): ConditionalWrite => ({
+  tag: `the ETag of GET ${path} (it names the version of all locations: stale once any country, division, district or thana changed)`,
+  message: LOCATIONS_CHANGED,
+});
 
 const isActive = int({ enum: [1, 0], description: '1 active, 0 soft-deleted' });
 const positiveId = (description: string) => int({ minimum: 1, description: `${description}; a JSON number or a string of digits` });
@@ -125,6 +132,7 @@ function levelPaths(level: LevelDef): Record<string, Record<string, unknown>> {
       put: operation({
         tags,
         summary: `Update a ${level.singular}`,
+        conditional: asRead(`${base}/{id}`),
         description: `Any of the fields; an empty body changes only \`updated_at\`.${level.parent ? ` The ${level.parent.level.singular} is checked only when it changes.` : ''}`,
         roles: ADMINS,
         permission: WRITE,
@@ -135,6 +143,7 @@ function levelPaths(level: LevelDef): Record<string, Record<string, unknown>> {
       delete: operation({
         tags,
         summary: `Soft-delete a ${level.singular} (is_active 0; its children are unchanged)`,
+        conditional: asRead(`${base}/{id}`),
         description: 'Deleting an inactive record answers 200 again.',
         roles: ADMINS,
         permission: WRITE,

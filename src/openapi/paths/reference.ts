@@ -1,9 +1,10 @@
-import { organizations, REFERENCE_PAGE, REFERENCE_RESOURCES, type ResourceSpec } from '../../modules/reference';
+import { organizations, REFERENCE_CHANGED, REFERENCE_PAGE, REFERENCE_RESOURCES, type ResourceSpec } from '../../modules/reference';
 import {
   ADMINS,
   ANY_USER,
   arrayOf,
   body,
+  type ConditionalWrite,
   E403,
   E404,
   E409,
@@ -30,6 +31,12 @@ import { capitalized } from '../../lib/text';
  */
 
 const tags = ['Reference data'];
+
+/** The writes of a record compare the reference data's version that its GET's ETag names (docs/api.md, Conditional requests). */
+const asRead = (path: string): ConditionalWrite => ({
+  tag: `the ETag of GET ${path} (it names the version of all reference data: stale once any unit, department, designation, rank, organization or role changed)`,
+  message: REFERENCE_CHANGED,
+});
 const times = { created_at: timestamp(), updated_at: timestamp() };
 const code = nullable(str({ maxLength: 30, description: 'an empty string is stored as null' }));
 const name = (max: number) => str({ minLength: 2, maxLength: max, description: 'trimmed; unique case-insensitively' });
@@ -153,6 +160,7 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
       put: operation({
         tags,
         summary: `Update a ${def.singular}`,
+        conditional: asRead(`${base}/{id}`),
         description: 'Any of the fields.',
         ...writers,
         params: [pathId()],
@@ -162,6 +170,7 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
       delete: operation({
         tags,
         summary: `Delete a ${def.singular}`,
+        conditional: asRead(`${base}/{id}`),
         description: `Removes the row; refused (409) ${inUse}.`,
         ...writers,
         params: [pathId()],
@@ -220,6 +229,7 @@ export const referencePaths: Record<string, Record<string, unknown>> = {
     put: operation({
       tags,
       summary: 'Update a role',
+      conditional: asRead('/api/roles/{id}'),
       description:
         'Built-in roles (1-3) are not changed (409). Nobody changes a role holding, or grants, a permission they lack (403). New permissions revoke the tokens of the role\'s holders.',
       ...roleWriters,
@@ -230,6 +240,7 @@ export const referencePaths: Record<string, Record<string, unknown>> = {
     delete: operation({
       tags,
       summary: 'Delete a role',
+      conditional: asRead('/api/roles/{id}'),
       description: 'Refused (409) for built-in roles and while users hold the role; 403 for a role holding a permission the caller lacks.',
       ...roleWriters,
       params: [pathId()],

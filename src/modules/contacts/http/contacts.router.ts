@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { actorOf } from '../../audit';
-import { extendETag, listedTags } from '../../../lib/http/conditional';
+import { extendETag, preconditionsOf } from '../../../lib/http/conditional';
 import { sendKeptJson, sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { authOf, conditionalRead, requirePermission as can } from '../../access';
@@ -78,16 +78,16 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.get('/:id', fresh, ...idRules, validate, async (req, res) => {
     const contact = await reads.get(inputOf<Id>(req).id);
-    // the row as read: what an If-Match of PUT /:id or /:id/move is checked against
+    // the row as read: what the If-Match and If-None-Match of the writes of /:id are checked against
     extendETag(res, contactRowTag(contact.id, contact.updated_at));
     sendSuccess(res, 200, 'Contact retrieved successfully', { contact });
   });
   router.put('/:id', can('contacts.update'), ...updateRules, validate, async (req, res) => {
     const { id, ...changes } = inputOf<ContactChanges & Id>(req);
-    sendSuccess(res, 200, 'Contact updated successfully', { contact: await writes.update(id, changes, actorOf(req), listedTags(req.get('if-match'))) });
+    sendSuccess(res, 200, 'Contact updated successfully', { contact: await writes.update(id, changes, actorOf(req), preconditionsOf(req)) });
   });
   router.delete('/:id', can('contacts.delete'), ...idRules, validate, async (req, res) => {
-    await writes.remove(inputOf<Id>(req).id, actorOf(req));
+    await writes.remove(inputOf<Id>(req).id, actorOf(req), preconditionsOf(req));
     sendSuccess(res, 200, 'Contact deleted successfully');
   });
   router.get('/:id/children', fresh, ...childrenRules, validate, async (req, res) => {
@@ -96,11 +96,11 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.put('/:id/move', can('contacts.move'), ...moveRules, validate, async (req, res) => {
     const { id, parent_id } = inputOf<Id & { parent_id: number | null }>(req);
-    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, actorOf(req), listedTags(req.get('if-match'))));
+    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, actorOf(req), preconditionsOf(req)));
   });
   router.put('/:id/password', can('contacts.reset_password'), ...resetPasswordRules, validate, async (req, res) => {
     const { id, newPassword } = inputOf<Id & { newPassword: string }>(req);
-    await writes.resetPassword(id, newPassword, actorOf(req));
+    await writes.resetPassword(id, newPassword, actorOf(req), preconditionsOf(req));
     sendSuccess(res, 200, 'Password reset successfully');
   });
   return router;

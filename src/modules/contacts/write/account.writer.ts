@@ -3,6 +3,7 @@ import { inTransaction, type Db } from '../../../lib/db';
 import { recordPasswordChange, type PasswordChangeType } from '../../security';
 import { bumpVersion } from '../../access';
 import type { ClientInfo } from '../../../lib/http/client';
+import { toIsoRequired } from '../../../lib/time';
 
 /**
  * The one write of a password: the new hash, `token_version + 1` (every earlier token of the
@@ -13,9 +14,12 @@ export async function setPassword(
   trx: Knex.Transaction,
   change: { userId: number; hash: string; changedBy: number; organizationId: number; changeType: PasswordChangeType; client: ClientInfo },
 ): Promise<number> {
+  // updated_at only grows (a contact's ETag names it): later than now's and than the stored one
+  const row = await trx('users').where({ id: change.userId }).first('updated_at');
+  const updatedAt = new Date(Math.max(Date.now(), row ? Date.parse(toIsoRequired(row.updated_at)) + 1 : 0));
   await trx('users')
     .where({ id: change.userId })
-    .update({ password_hash: change.hash, token_version: trx.raw('token_version + 1'), updated_at: new Date() });
+    .update({ password_hash: change.hash, token_version: trx.raw('token_version + 1'), updated_at: updatedAt });
   // the contact's updated_at changed outside the directory lock: reads' ETags must change
   await bumpVersion(trx, 'account');
   await recordPasswordChange(trx, {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { inTransaction, type Db } from '../../../lib/db';
-import { ifMatchHolds } from '../../../lib/http/conditional';
+import type { Db } from '../../../lib/db';
+import { rowPreconditionsHold, UNCONDITIONAL, type Preconditions } from '../../../lib/http/conditional';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../../../lib/errors';
 import { changesOf, type Actor, type AuditEntry, type AuditTrail, type Changes } from '../../audit';
 import { ROLE_ID, type PasswordHasher } from '../../access';
@@ -62,8 +62,8 @@ export class ContactWrites {
    * checks that would refuse the request anyway (RFC 9110: a precondition only decides
    * between the change and 412).
    */
-  private static assertAsRead(current: UserRow, ifMatch: readonly string[]): void {
-    if (!ifMatchHolds(ifMatch, contactRowTag(current.id, current.updated_at))) {
+  private static assertAsRead(current: UserRow, preconditions: Preconditions): void {
+    if (!rowPreconditionsHold(preconditions, contactRowTag(current.id, current.updated_at))) {
       throw new PreconditionFailedError('Contact was changed by someone else');
     }
   }
@@ -105,13 +105,13 @@ export class ContactWrites {
   }
 
   /** A change of an active contact: the contact as it is now. */
-  async update(id: number, changes: ContactChanges, actor: Actor, ifMatch: readonly string[] = []) {
-    await this.change(id, changes, actor, ifMatch);
+  async update(id: number, changes: ContactChanges, actor: Actor, preconditions: Preconditions = UNCONDITIONAL) {
+    await this.change(id, changes, actor, { preconditions });
     return this.reads.get(id);
   }
 
   /** update without the answer; `options` give a profile's audit action and words. */
-  async change(id: number, changes: ContactChanges, actor: Actor, ifMatch: readonly string[] = [], options: WriteWords = {}): Promise<void> {
+  async change(id: number, changes: ContactChanges, actor: Actor, options: WriteWords & { preconditions?: Preconditions } = {}): Promise<void> {
     const taken = options.taken ?? CONTACT_TAKEN;
     const claim: UniqueClaim = { fields: changes, exceptId: id, taken };
     await changeDirectory(
@@ -121,7 +121,7 @@ export class ContactWrites {
         const { parent_id: parentId, ...fields } = changes;
         const parent = parentId === undefined ? undefined : parentId === null ? null : { id: parentId };
         await ContactWrites.check(trx, actor, { changes: [{ ref: 0, current, changes: fields, parent }] }, taken);
-        ContactWrites.assertAsRead(current, ifMatch);
+        ContactWrites.assertAsRead(current, options.preconditions ?? UNCONDITIONAL);
         await updateContact(trx, current, changes, { checked: true });
         await this.recordChange(trx, actor, options.action ?? 'contact.update', current, changesOf({ ...current }, changes));
       },
@@ -129,21 +129,23 @@ export class ContactWrites {
     );
   }
 
-  async remove(id: number, actor: Actor): Promise<void> {
+  /** A soft delete; with preconditions (If-Match, If-None-Match), only of the contact as the caller read it. */
+  async remove(id: number, actor: Actor, preconditions: Preconditions = UNCONDITIONAL): Promise<void> {
     if (id === actor.userId) throw new BadRequestError('You cannot delete your own account');
     await changeDirectory(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
       if (outsideOrganization(actor, [current]).length > 0) throw new NotFoundError('Contact not found');
+      ContactWrites.assertAsRead(current, preconditions);
       await deactivateContacts(trx, [id]);
       await this.recordChange(trx, actor, 'contact.delete', current, { is_active: [true, false] });
     });
   }
 
-  async move(id: number, parentId: number | null, actor: Actor, ifMatch: readonly string[] = []) {
+  async move(id: number, parentId: number | null, actor: Actor, preconditions: Preconditions = UNCONDITIONAL) {
     const unitId = await changeDirectory(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
       await ContactWrites.check(trx, actor, { changes: [{ ref: 0, current, changes: {}, parent: parentId === null ? null : { id: parentId } }] });
-      ContactWrites.assertAsRead(current, ifMatch);
+      ContactWrites.assertAsRead(current, preconditions);
       await updateContact(trx, current, { parent_id: parentId }, { checked: true });
       await this.recordChange(trx, actor, 'contact.move', current, changesOf({ ...current }, { parent_id: parentId }));
       return current.unit_id;
@@ -220,12 +222,15 @@ export class ContactWrites {
   }
 
   /** Admin password reset (docs/api.md): records `admin_reset` and revokes the contact's tokens. */
-  async resetPassword(id: number, newPassword: string, actor: Actor): Promise<void> {
+  async resetPassword(id: number, newPassword: string, actor: Actor, preconditions: Preconditions = UNCONDITIONAL): Promise<void> {
     const hash = await this.passwords.hash(newPassword);
-    // no tree change: no directory lock, and the directory's version stays
-    await inTransaction(this.db, async (trx) => {
+    // no tree change, but the contact's updated_at changes: under the directory lock, as every
+    // other change of a contact, so that the preconditions of each see the others' changes (a
+    // reset already changes every contact read's ETag through the account version)
+    await changeDirectory(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
       await ContactWrites.check(trx, actor, { changes: [{ ref: 0, current, changes: {} }] });
+      ContactWrites.assertAsRead(current, preconditions);
       await setPassword(trx, { userId: id, hash, changedBy: actor.userId, organizationId: current.organization_id, changeType: 'admin_reset', client: actor.client });
       // the password itself is no field of the trail: the action says it changed
       await this.recordChange(trx, actor, 'contact.password_reset', current, {}, true);
