@@ -1,83 +1,53 @@
-import net from 'node:net';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
-import { createDb, type Db } from '../../src/lib/db';
+import { createDb, inTransaction, isUnavailable, writeRows, type Db } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
 import { isMysql, testConfig } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
+import { COM_QUERY, COM_STMT_EXECUTE, COM_STMT_PREPARE, freezableProxy, type FreezableProxy, type SentCommand } from '../helpers/freezable-proxy';
 import { contractApp } from '../helpers/openapi';
 
 /**
  * A MariaDB server that freezes while the service holds open connections to it, as under
  * SIGSTOP: the service reaches the test database through a proxy on loopback that can stop
- * forwarding in both directions and start again. A query on a connection already open answers
- * 503 within DB_QUERY_TIMEOUT_MS (that connection is dropped), a new connection within
- * DB_CONNECT_TIMEOUT_MS, /ready within DB_ACQUIRE_TIMEOUT_MS; once the server answers again,
- * so does the service. MySQL only: SQLite has no server to freeze.
+ * forwarding in both directions, at once or the moment the service sends a chosen statement,
+ * and start again. Every kind of database call the service makes (knex's builder and raw
+ * statements, a transaction under the directory lock, a streamed read, a prepared statement
+ * being prepared or executed, the session's coalesced read, LOAD DATA) ends within
+ * DB_QUERY_TIMEOUT_MS when caught in flight, its connection closed, not lent again; the request
+ * answers 503 (a request may try once more on a new connection, which the connect or acquire
+ * limit ends); once the server answers again, so does the service. MySQL only: SQLite has no
+ * server to freeze.
  */
 const LIMIT_MS = 1000;
+/** a call's limit, one more wait for a new connection, and slack for a loaded machine */
+const ANSWER_WITHIN_MS = LIMIT_MS * 2 + 1500;
 const describeMysql = isMysql() ? describe : describe.skip;
 
-/** A TCP proxy to `target` that can stop moving bytes (`freeze`) and move them again (`thaw`). */
-async function freezableProxy(target: { host: string; port: number }) {
-  let frozen = false;
-  const pairs = new Set<{ client: net.Socket; server: net.Socket }>();
-  const link = (pair: { client: net.Socket; server: net.Socket }) => {
-    pair.client.pipe(pair.server);
-    pair.server.pipe(pair.client);
-  };
-  const unlink = (pair: { client: net.Socket; server: net.Socket }) => {
-    pair.client.unpipe(pair.server);
-    pair.server.unpipe(pair.client);
-    pair.client.pause();
-    pair.server.pause();
-  };
-  const proxy = net.createServer((client) => {
-    const pair = { client, server: net.connect(target.port, target.host) };
-    pairs.add(pair);
-    const end = () => {
-      pairs.delete(pair);
-      pair.client.destroy();
-      pair.server.destroy();
-    };
-    pair.client.on('close', end).on('error', end);
-    pair.server.on('close', end).on('error', end);
-    if (frozen) unlink(pair);
-    else link(pair);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (proxy.address() as net.AddressInfo).port,
-    freeze: () => {
-      frozen = true;
-      pairs.forEach(unlink);
-    },
-    thaw: () => {
-      frozen = false;
-      pairs.forEach(link);
-    },
-    close: () => {
-      for (const pair of pairs) {
-        pair.client.destroy();
-        pair.server.destroy();
-      }
-      proxy.close();
-    },
-  };
-}
+/** Whether a command is a prepared statement's PREPARE (or a text query) whose SQL `sql` picks. */
+const prepared = (sql: (text: string) => boolean) => (c: SentCommand) => c.command === COM_STMT_PREPARE && sql(c.sql);
+const query = (sql: (text: string) => boolean) => (c: SentCommand) => c.command === COM_QUERY && sql(c.sql);
+/** The `n`th EXECUTE of a prepared statement from now on. */
+const nthExecute = (n: number) => {
+  let seen = 0;
+  return (c: SentCommand) => c.command === COM_STMT_EXECUTE && ++seen === n;
+};
+/** the session's read carries the read versions (users.queries.ts sessionSource) */
+const isSession = (sql: string) => sql.includes('`directory_version`');
 
 describeMysql('a database server that freezes with connections open', () => {
   const ctx = setupTestContext();
-  let proxy: Awaited<ReturnType<typeof freezableProxy>>;
-  let db: Db;
-  let app: Express;
   let user: TestUser;
 
   beforeAll(async () => {
-    user = await createUser(ctx);
-    proxy = await freezableProxy({ host: ctx.config.db.host, port: ctx.config.db.port });
+    user = await createUser(ctx, { role: 'Admin' });
+  });
+
+  /** A service of its own (a fresh pool, nothing prepared yet) that reaches the database through a freezable proxy. */
+  async function serviceBehindProxy() {
+    const proxy = await freezableProxy({ host: ctx.config.db.host, port: ctx.config.db.port });
     const config = testConfig({
       DB_CLIENT: 'mysql',
       DATABASE_URL: '',
@@ -90,21 +60,58 @@ describeMysql('a database server that freezes with connections open', () => {
       DB_CONNECT_TIMEOUT_MS: String(LIMIT_MS),
       DB_ACQUIRE_TIMEOUT_MS: String(LIMIT_MS),
     });
-    db = createDb(config.db, createLogger({ level: 'silent' }));
-    app = contractApp(createApp({ db, config, logger: createLogger({ level: 'silent' }) }));
-  });
-
-  afterAll(async () => {
-    proxy.thaw();
-    await db.destroy();
-    proxy.close();
-  });
-
-  async function timed(send: () => Promise<request.Response>) {
-    const start = Date.now();
-    const res = await send();
-    return { res, ms: Date.now() - start };
+    const db = createDb(config.db, createLogger({ level: 'silent' }));
+    const app = contractApp(createApp({ db, config, logger: createLogger({ level: 'silent' }) }));
+    const close = async () => {
+      proxy.thaw();
+      await db.destroy();
+      proxy.close();
+    };
+    return { proxy, db, app, close };
   }
+
+  let service: Awaited<ReturnType<typeof serviceBehindProxy>>;
+  let proxy: FreezableProxy;
+  let db: Db;
+  let app: Express;
+
+  beforeEach(async () => {
+    service = await serviceBehindProxy();
+    ({ proxy, db, app } = service);
+  });
+
+  afterEach(async () => {
+    await service.close();
+  });
+
+  /** The answer and how long it took; a request still unanswered after 5 limits is one that hangs. */
+  async function timed(send: () => request.Test): Promise<{ res: request.Response | null; ms: number }> {
+    const start = Date.now();
+    try {
+      const res = await send().timeout(LIMIT_MS * 5);
+      return { res, ms: Date.now() - start };
+    } catch (err) {
+      if ((err as { timeout?: unknown }).timeout) return { res: null, ms: Date.now() - start };
+      throw err;
+    }
+  }
+
+  function expectUnavailable(answer: { res: request.Response | null; ms: number }) {
+    expect(answer.res?.status ?? `no answer within ${answer.ms} ms`).toBe(503);
+    expect(answer.res!.body).toEqual({ status: 'error', message: 'Service unavailable' });
+    expect(Number(answer.res!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+  }
+
+  /** Sends until answered with `status` (a request already waiting on the thawed server may still fail once). */
+  async function answersAgain(send: () => request.Test, status = 200): Promise<request.Response> {
+    let res = await send();
+    for (let i = 0; i < 5 && res.status !== status; i++) res = await send();
+    expect(res.status).toBe(status);
+    return res;
+  }
+
+  const pool = () => (db.client as { pool: { numUsed(): number; numPendingAcquires(): number } }).pool;
 
   test('answers 503 within the time limits while frozen, and 200 again once thawed', async () => {
     const read = () => request(app).get(`/api/contacts/${user.id}`).set(bearer(user));
@@ -114,24 +121,101 @@ describeMysql('a database server that freezes with connections open', () => {
 
     proxy.freeze();
     // a query on an open connection: the query time limit, and that connection is dropped
-    const first = await timed(read);
-    expect(first.res.status).toBe(503);
-    expect(first.res.body).toEqual({ status: 'error', message: 'Service unavailable' });
-    expect(Number(first.res.headers['retry-after'])).toBeGreaterThan(0);
-    expect(first.ms).toBeLessThan(LIMIT_MS * 2 + 1500);
+    expectUnavailable(await timed(read));
     // the next ones wait at most the connect or acquire limit each
-    const second = await timed(read);
-    expect(second.res.status).toBe(503);
-    expect(second.ms).toBeLessThan(LIMIT_MS * 2 + 1500);
+    expectUnavailable(await timed(read));
     const ready = await timed(() => request(app).get('/ready'));
-    expect(ready.res.status).toBe(503);
+    expect(ready.res?.status).toBe(503);
     expect(ready.ms).toBeLessThan(LIMIT_MS + 1500);
 
     proxy.thaw();
-    let res = await read();
-    // a request already waiting on the thawed server may still fail once; then it answers
-    for (let i = 0; i < 5 && res.status !== 200; i++) res = await read();
-    expect(res.status).toBe(200);
+    const res = await answersAgain(read);
     expect(res.body.data.contact.id).toBe(user.id);
+  });
+
+  const get = (path: string) => () => request(app).get(path).set(bearer(user));
+  const phone = () => `017${String(Date.now()).slice(-8)}`;
+
+  /**
+   * Each kind of call, caught in flight: `warm` sends the request once before (so that its
+   * statements are prepared on the pooled connection), `at` picks the statement the server
+   * freezes at. The request answers 503 in time, holds no connection after, and the connection
+   * that was caught is closed by the service (not returned to the pool with a statement in flight).
+   */
+  const calls: Array<{ call: string; warm?: boolean; at: () => (c: SentCommand) => boolean; send: () => () => request.Test }> = [
+    { call: "knex's check of the server version, on the pool's first connection", at: () => query((sql) => sql.startsWith('select version()')), send: () => get('/api/auth/profile') },
+    { call: "the session's coalesced read, being prepared (any authenticated request)", at: () => prepared(isSession), send: () => get('/api/auth/profile') },
+    { call: "the session's coalesced read, executed prepared", warm: true, at: () => nthExecute(1), send: () => get('/api/auth/profile') },
+    { call: 'GET /api/contacts/:id: the coalesced read by id, being prepared', at: () => prepared((sql) => !isSession(sql)), send: () => get(`/api/contacts/${user.id}`) },
+    { call: 'GET /api/contacts/:id: the coalesced read by id, executed prepared', warm: true, at: () => nthExecute(2), send: () => get(`/api/contacts/${user.id}`) },
+    { call: 'GET /api/contacts/statistics: the streamed read of the directory', at: () => query((sql) => sql.includes('order by `sort_name`')), send: () => get('/api/contacts/statistics') },
+    { call: 'GET /api/contacts/statistics: a count (query builder)', at: () => query((sql) => sql.includes('as `units`')), send: () => get('/api/contacts/statistics') },
+    { call: 'GET /api/audit-events (query builder)', at: () => query((sql) => sql.includes('from `audit_events`')), send: () => get('/api/audit-events') },
+    { call: 'GET /api/contacts: a page of the list (query builder)', warm: true, at: () => query((sql) => sql.startsWith('select `u`.`id`')), send: () => get('/api/contacts?limit=5') },
+    { call: 'GET /api/contacts/search: the page by ids (prepared)', at: () => prepared((sql) => sql.includes('`u`.`depth`')), send: () => get(`/api/contacts/search?q=${encodeURIComponent(user.name)}`) },
+  ];
+
+  test.each(calls)('$call: 503 within the limit, the connection closed, answered once thawed', async ({ warm, at, send }) => {
+    const call = send();
+    if (warm) expect((await call()).status).toBe(200);
+    proxy.freezeAt(at());
+    const frozen = await timed(call);
+    expect(proxy.frozen).toBe(true);
+    expectUnavailable(frozen);
+    expect(pool().numUsed()).toBe(0);
+    // the connection caught in flight, closed by the service (a frozen server cannot close it)
+    expect(await proxy.caughtOpen()).toBe(false);
+
+    proxy.thaw();
+    await answersAgain(call);
+  });
+
+  /** A change of a contact (a transaction under the directory lock) caught at `at`: 503 in time, nothing changed, then changed once thawed. */
+  test.each([
+    { step: 'taking the directory lock (knex raw)', at: query((sql) => sql.startsWith('UPDATE directory_state SET version')) },
+    { step: 'writing the row (query builder in the transaction)', at: query((sql) => sql.startsWith('update `users`')) },
+    { step: 'committing', at: query((sql) => sql.startsWith('COMMIT')) },
+  ])('PUT /api/contacts/:id frozen while $step: 503 within the limit, nothing written, written once thawed', async ({ at }) => {
+    const update = (value: string) => () => request(app).put(`/api/contacts/${user.id}`).set(bearer(user)).send({ phone: value });
+    const before = (await ctx.db('users').where({ id: user.id }).first('phone')).phone;
+    proxy.freezeAt(at);
+    const frozen = await timed(update(phone()));
+    expect(proxy.frozen).toBe(true);
+    expectUnavailable(frozen);
+    expect(pool().numUsed()).toBe(0);
+    expect(await proxy.caughtOpen()).toBe(false);
+    // the server rolled back what the closed connection left open
+    expect((await ctx.db('users').where({ id: user.id }).first('phone')).phone).toBe(before);
+
+    proxy.thaw();
+    const value = phone();
+    await answersAgain(update(value));
+    expect((await ctx.db('users').where({ id: user.id }).first('phone')).phone).toBe(value);
+  });
+
+  test('LOAD DATA (writeRows of many rows) frozen in flight fails as unavailable within the limit', async () => {
+    const table = `frozen_rows_${process.pid}`;
+    proxy.freezeAt(query((sql) => sql.startsWith('LOAD DATA')));
+    const start = Date.now();
+    const failure = await inTransaction(db, async (trx) => {
+      await trx.raw('CREATE TEMPORARY TABLE ?? (id INT PRIMARY KEY)', [table]);
+      await writeRows(trx, table, Array.from({ length: 500 }, (_, i) => ({ id: i + 1 })));
+    }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(proxy.frozen).toBe(true);
+    expect(isUnavailable(failure)).toBe(true);
+    expect(Date.now() - start).toBeLessThan(LIMIT_MS + 1500);
+    expect(pool().numUsed()).toBe(0);
+    expect(await proxy.caughtOpen()).toBe(false);
+
+    proxy.thaw();
+    await inTransaction(db, async (trx) => {
+      await trx.raw('CREATE TEMPORARY TABLE ?? (id INT PRIMARY KEY)', [table]);
+      await writeRows(trx, table, Array.from({ length: 500 }, (_, i) => ({ id: i + 1 })));
+      expect(Number((await trx(table).count({ n: '*' }))[0].n)).toBe(500);
+      await trx.raw('DROP TEMPORARY TABLE ??', [table]);
+    });
   });
 });

@@ -3,7 +3,8 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Logger } from '../logger';
 import { Throttle } from '../throttle';
-import { guardReleases, noteTransactionState, outsideTransaction, type GuardedConnection } from './pool-guard';
+import { limitCalls, limitVersionCheck, type LimitedConnection } from './call-limit';
+import { guardReleases, outsideTransaction } from './pool-guard';
 import type { Db } from './types';
 
 export type DbClient = 'sqlite' | 'mysql';
@@ -23,7 +24,10 @@ export interface DbConfig {
   connectTimeoutMs: number;
   /** how long a query may wait for a connection from the pool (then: the database is unavailable) */
   acquireTimeoutMs: number;
-  /** how long a MySQL query may wait for its answer; 0: no limit (migrations, bulk loads) */
+  /**
+   * how long any MySQL call may wait for its answer (a query, a transaction's statement, a
+   * prepared statement, LOAD DATA; a stream per row): call-limit.ts; 0: no limit (migrations, bulk loads)
+   */
   queryTimeoutMs: number;
 }
 
@@ -41,42 +45,6 @@ type RawConnection = {
   query?: (sql: string, cb: (err: Error | null) => void) => void;
   pragma?: (sql: string) => unknown;
 };
-
-type Callback = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => void;
-type DriverCall = (options: unknown, values?: unknown, cb?: Callback) => unknown;
-interface Mysql2Connection {
-  query: DriverCall;
-  execute: DriverCall;
-  destroy(): void;
-}
-
-/**
- * Wraps every query with a callback on this connection (a stream, such as streamRows', keeps
- * neither part):
- * - it notes whether the connection is left inside a transaction (pool-guard.ts), so that the
- *   pool never lends it so;
- * - with `timeoutMs` > 0, it gets a time limit (mysql2's `timeout`), and the connection is
- *   destroyed when one runs out: a server that froze in the middle of a query would otherwise
- *   hold the connection, and the request, for as long as it stays frozen. The pool then drops the
- *   connection (knex checks that its stream is open) and the request answers 503.
- */
-function watchQueries(conn: Mysql2Connection & GuardedConnection, timeoutMs: number): void {
-  for (const method of ['query', 'execute'] as const) {
-    const call = conn[method].bind(conn);
-    conn[method] = (options, values, cb) => {
-      const callback = typeof values === 'function' ? (values as Callback) : cb;
-      if (!callback) return call(options, values, cb);
-      const limited =
-        timeoutMs <= 0 ? options : typeof options === 'string' ? { sql: options, timeout: timeoutMs } : { timeout: timeoutMs, ...(options as object) };
-      const done: Callback = (err, ...rest) => {
-        if (err?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
-        noteTransactionState(conn, options, err, rest[0]);
-        callback(err, ...rest);
-      };
-      return typeof values === 'function' ? call(limited, done) : call(limited, values, done);
-    };
-  }
-}
 
 /**
  * Where knex's own warnings go: one line with the message (its first line: never a stack or a
@@ -156,7 +124,7 @@ export function knexConfig(db: DbConfig, logger?: Logger): Knex.Config {
       // never lend a connection that is inside a transaction: it is destroyed instead (pool-guard.ts)
       validate: outsideTransaction(logger),
       afterCreate(conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) {
-        watchQueries(conn as unknown as Mysql2Connection, db.queryTimeoutMs);
+        limitCalls(conn as unknown as LimitedConnection, db.queryTimeoutMs);
         const run = (i: number): void => {
           if (i === MYSQL_SESSION.length) return done(null, conn);
           conn.query!(MYSQL_SESSION[i].sql, (err) => {
@@ -177,6 +145,7 @@ export function createDb(db: DbConfig, logger?: Logger): Db {
   }
   const instance = knex(knexConfig(db, logger));
   guardReleases(instance, logger);
+  if (db.client === 'mysql') limitVersionCheck(instance, db.queryTimeoutMs);
   // knex puts the failed statement in front of the driver's message (its values too, unless
   // compileSqlOnError is off, as it is here): taken off again, so that no error that reaches a
   // log line carries SQL, whatever its code

@@ -45,7 +45,7 @@ function sqlOf(options: unknown): string {
 
 /**
  * Notes, after each statement with a callback, whether the connection is inside a transaction.
- * Call it on the connection's `query` and `execute` callbacks (connection.ts wraps them).
+ * Call it on the connection's `query` and `execute` callbacks (call-limit.ts wraps them).
  */
 export function noteTransactionState(conn: GuardedConnection, options: unknown, err: unknown, result: unknown): void {
   const sql = sqlOf(options);

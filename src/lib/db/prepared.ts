@@ -17,7 +17,9 @@ type SqliteConnection = { prepare(sql: string): { all(...values: unknown[]): unk
  * session of every request, a contact by id): it borrows a connection from knex's pool and
  * hands the statement straight to the driver (a server-side prepared statement on MySQL),
  * skipping knex's per-call SQL building and bookkeeping, which cost more than the query.
- * `build` gets placeholder values to compile with.
+ * `build` gets placeholder values to compile with. On MySQL the execute, with the PREPARE it
+ * sends first on a connection that has not prepared the statement yet, has the connection's call
+ * limit (call-limit.ts): past it the connection is closed, and given back to the pool only to be dropped.
  */
 export function preparedQuery<A extends unknown[]>(
   db: Db,
