@@ -1,37 +1,17 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { createDb, ensureDatabase } from '../../src/lib/db';
-import { createLogger } from '../../src/lib/logger';
-import { prepareDatabase } from '../../src/startup';
 import { openApiDocument } from '../../src/openapi/document';
-import { isMysql } from '../helpers/config';
-import { setupTestContext } from '../helpers/context';
+import { setupOwnTestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
 
 /**
  * Requests made from the document's own schemas, bent out of shape: wrong types, missing
  * required fields, values just past every bound, over-long strings, objects and arrays where
  * scalars belong. Against every write endpoint, none may answer 5xx, and every 4xx must be the
- * error envelope. (On MySQL the file gets a database of its own, so what it happens to create
- * stays out of the shared one.)
+ * error envelope. (The file gets a database of its own, dropped after it, so what it happens to
+ * create stays out of the shared one.)
  */
-const FUZZ_DB = `${process.env.DB_NAME || 'directory_test'}_fuzz`;
-const overrides = { RATE_LIMIT_MAX: '10000000', LOGIN_RATE_LIMIT_MAX: '1000000', ...(isMysql() ? { DB_NAME: FUZZ_DB } : {}) };
-
-if (isMysql()) {
-  beforeAll(async () => {
-    const { testConfig } = await import('../helpers/config');
-    const config = testConfig(overrides);
-    const admin = createDb({ ...config.db, database: '' });
-    await admin.raw('DROP DATABASE IF EXISTS ??', [FUZZ_DB]);
-    await admin.destroy();
-    await ensureDatabase(config.db);
-    const db = createDb(config.db);
-    await prepareDatabase(db, config, createLogger({ level: 'silent' }));
-    await db.destroy();
-  }, 120_000);
-}
-const ctx = setupTestContext(overrides);
+const ctx = setupOwnTestContext('fuzz', { RATE_LIMIT_MAX: '10000000', LOGIN_RATE_LIMIT_MAX: '1000000' });
 
 type Schema = Record<string, unknown> & { type?: string | string[]; properties?: Record<string, Schema>; required?: string[] };
 
