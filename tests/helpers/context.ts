@@ -5,6 +5,9 @@ import { createApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { createDb, ensureDatabase, type Db } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
+
+/** knex's own messages (a failed connection attempt, say) go to a silent logger: a passing run prints only the runner's output. */
+export const quietLogger = createLogger({ level: 'silent' });
 import { prepareDatabase } from '../../src/startup';
 import { TokenService } from '../../src/modules/access';
 import { contractApp } from './openapi';
@@ -40,7 +43,7 @@ export async function backlogDrained(db: Db): Promise<void> {
 export function openTestDb(overrides: Record<string, string> = {}): { db: Db; config: Readonly<Config>; cleanup: () => void } {
   if (isMysql()) {
     const config = testConfig(overrides);
-    return { db: createDb(config.db), config, cleanup: () => undefined };
+    return { db: createDb(config.db, quietLogger), config, cleanup: () => undefined };
   }
   const file = path.join(TMP_DIR, `test-${process.pid}-${Date.now()}-${++fileCounter}.sqlite3`);
   fs.copyFileSync(sqliteTemplate(), file);
@@ -48,7 +51,7 @@ export function openTestDb(overrides: Record<string, string> = {}): { db: Db; co
   const cleanup = () => {
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
   };
-  return { db: createDb(config.db), config, cleanup };
+  return { db: createDb(config.db, quietLogger), config, cleanup };
 }
 
 /**
@@ -68,7 +71,7 @@ export async function openOwnSeededDb(
   const name = `${process.env.DB_NAME || 'directory_test'}_${suffix}_${process.pid}`;
   const config = testConfig({ ...overrides, DB_NAME: name });
   const admin = createDb({ ...config.db, database: '' });
-  const db = createDb(config.db);
+  const db = createDb(config.db, quietLogger);
   const done = async () => {
     await backlogDrained(db);
     await db.destroy();

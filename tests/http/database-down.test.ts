@@ -6,6 +6,7 @@ import { createDb, type Db } from '../../src/lib/db';
 import { TokenService } from '../../src/modules/access';
 import { testConfig } from '../helpers/config';
 import { contractApp } from '../helpers/openapi';
+import { quietLogger } from '../helpers/context';
 import { memoryLogger } from './http-helpers';
 
 /**
@@ -54,7 +55,7 @@ function appOn(port: number, close?: () => void) {
     DB_CONNECT_TIMEOUT_MS: String(TIMEOUT_MS),
     DB_ACQUIRE_TIMEOUT_MS: String(TIMEOUT_MS),
   });
-  const db = createDb(config.db);
+  const db = createDb(config.db, quietLogger);
   opened.push({ db, close });
   const log = memoryLogger();
   // every answer is checked against the OpenAPI document, as the suite's other apps are

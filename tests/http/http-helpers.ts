@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import { createApp } from '../../src/app';
 import { createDb, type Db } from '../../src/lib/db';
 import { createLogger, type Logger } from '../../src/lib/logger';
+import { quietLogger } from '../helpers/context';
 import { testConfig } from '../helpers/config';
 import type { TestContext } from '../helpers/context';
 import { contractApp } from '../helpers/openapi';
@@ -23,7 +24,7 @@ export function appWith(
 
 /** A knex instance of the run's database client that has been destroyed: every query fails. */
 export async function destroyedDb(ctx: TestContext): Promise<Db> {
-  const db = createDb(ctx.config.db);
+  const db = createDb(ctx.config.db, quietLogger);
   await db.destroy();
   return db;
 }
