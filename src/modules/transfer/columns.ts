@@ -19,11 +19,38 @@ export const MAX_COLUMNS = 100;
 /** A cell longer than this (characters) is refused whole: no field of a contact is near it. */
 export const MAX_CELL_CHARS = 1000;
 
-const KNOWN = new Map<string, Column>(([...COLUMNS, PASSWORD_COLUMN] as Column[]).map((c): [string, Column] => [keyOf(c), c]));
+/**
+ * The headers people write for each column besides its own name (docs/import-export.md,
+ * Columns), as keyOf reads them. Only names that cannot mean another column: not `manager` or
+ * `reports to`, which may hold a name rather than a service number.
+ */
+const ALIASES: Record<Column, readonly string[]> = {
+  name: ['full name', 'contact name', 'employee name'],
+  service_no: ['service number', 'service id', 'employee id', 'employee no', 'employee number', 'staff id', 'staff no'],
+  email: ['e-mail', 'email address', 'e-mail address', 'email id', 'mail'],
+  phone: ['phone no', 'phone number', 'telephone', 'tel', 'office phone', 'work phone'],
+  mobile: ['mobile no', 'mobile number', 'mobile phone', 'cell', 'cell phone'],
+  alternative_mobile: ['alternative mobile no', 'alternate mobile', 'alternate mobile no', 'alt mobile', 'second mobile'],
+  unit: ['unit name', 'unit code'],
+  department: ['dept', 'department name'],
+  designation: ['job title', 'title', 'position'],
+  rank: [],
+  role: [],
+  status: [],
+  parent_service_no: ['parent service number', 'manager service no', 'manager service number', 'supervisor service no'],
+  password: [],
+};
 
-/** Headers are matched ignoring case, spaces and `_`: `Service No`, `service_no` and `SERVICENO` are one column. */
+const KNOWN = new Map<string, Column>(
+  (Object.entries(ALIASES) as Array<[Column, readonly string[]]>).flatMap(([column, aliases]) => [column, ...aliases].map((h): [string, Column] => [keyOf(h), column])),
+);
+
+/**
+ * Headers are matched ignoring case, spaces, `_`, `-` and `.`: `Service No.`, `service_no` and
+ * `SERVICENO` are one column, and so are `E-mail` and `email`.
+ */
 function keyOf(header: string): string {
-  return header.toLowerCase().replace(/[\s_]+/g, '');
+  return header.toLowerCase().replace(/[\s_.\-]+/g, '');
 }
 
 /** Where each known column is in a file, and the headers that name none (ignored). */
