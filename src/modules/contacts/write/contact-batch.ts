@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
+import type { Db } from '../../../lib/db';
 import { AppError } from '../../../lib/errors';
+import type { Actor, AuditEntry, AuditTrail } from '../../audit';
+import { checkContacts } from './contact-rules';
+import { changeDirectory } from './uniqueness';
 import type { UserRow } from '../read/users.queries';
 import type { ContactBatch, PlannedCreate, RuleFailure } from './contact-change';
 import { parentsFirst } from './parent-rules';
@@ -49,9 +53,50 @@ export async function writeBatch(
   return { created, changed: batch.changes.map((c) => c.current.id) };
 }
 
+/** What a batch's writer gives changeMany, read in its transaction: the batch, and whether its own checks failed. */
+export type BatchPlan = (trx: Knex.Transaction) => Promise<{ batch: WritableBatch; blocked: boolean }>;
+
+export interface BatchOptions {
+  dryRun: boolean;
+  /** the one audit entry of what was written */
+  audit: (written: BatchWritten) => AuditEntry;
+}
+
+export interface BatchResult {
+  failures: RuleFailure[];
+  written: BatchWritten | null;
+}
+
+/** Ends a batch's transaction without a write: a dry run, or a batch with failures. */
+class RolledBack {
+  constructor(readonly failures: RuleFailure[]) {}
+}
+
+/**
+ * ContactWrites.changeMany's transaction: `plan` under the directory lock, the rules over the
+ * whole batch, then the write and its audit entry, or a rollback with every failure.
+ */
+export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: BatchPlan, options: BatchOptions): Promise<BatchResult> {
+  try {
+    const written = await changeDirectory(db, async (trx) => {
+      const { batch, blocked } = await plan(trx);
+      const failures = await checkContacts(trx, actor, batch);
+      if (options.dryRun || blocked || failures.length > 0) throw new RolledBack(failures);
+      const result = await writeBatch(trx, batch);
+      if (!('created' in result)) throw new RolledBack([result]);
+      await audit.record(trx, actor, options.audit(result));
+      return result;
+    });
+    return { failures: [], written };
+  } catch (err) {
+    if (err instanceof RolledBack) return { failures: err.failures, written: null };
+    throw err;
+  }
+}
+
 /** Rows grouped by their organization: a change of many is one entry per organization it touched. */
-export function byOrganization(rows: UserRow[]): UserRow[][] {
-  const groups = new Map<number, UserRow[]>();
+export function byOrganization<T extends Pick<UserRow, 'organization_id'>>(rows: readonly T[]): T[][] {
+  const groups = new Map<number, T[]>();
   for (const row of rows) {
     const group = groups.get(row.organization_id);
     if (group) group.push(row);

@@ -2,17 +2,17 @@ import type { Knex } from 'knex';
 import type { Db } from '../../../lib/db';
 import { rowPreconditionsHold, UNCONDITIONAL, type Preconditions } from '../../../lib/http/conditional';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../../../lib/errors';
-import { changesOf, type Actor, type AuditEntry, type AuditTrail, type Changes } from '../../audit';
+import { changesOf, type Actor, type AuditTrail, type Changes } from '../../audit';
 import { ROLE_ID, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
 import { contactRowTag } from '../read/contact.record';
 import { findUserRow, findUserRows, type UserRow } from '../read/users.queries';
 import { TreeOrder } from '../tree/order';
-import { deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert } from './contact.writer';
+import { deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert, type Orphan } from './contact.writer';
 import { setPassword } from './account.writer';
-import type { ContactBatch, RuleFailure } from './contact-change';
+import type { ContactBatch } from './contact-change';
 import { checkContacts, CONTACT_TAKEN, outsideOrganization, throwFirst, type TakenWords } from './contact-rules';
-import { byOrganization, writeBatch, type BatchWritten, type WritableBatch } from './contact-batch';
+import { byOrganization, changeMany, type BatchOptions, type BatchPlan, type BatchResult } from './contact-batch';
 import type { SearchBacklog } from '../search/backlog';
 import { changeDirectory, type UniqueClaim } from './uniqueness';
 
@@ -136,8 +136,9 @@ export class ContactWrites {
       const current = await this.activeContact(trx, id);
       if (outsideOrganization(actor, [current]).length > 0) throw new NotFoundError('Contact not found');
       ContactWrites.assertAsRead(current, preconditions);
-      await deactivateContacts(trx, [id]);
+      const { orphans } = await deactivateContacts(trx, [id]);
       await this.recordChange(trx, actor, 'contact.delete', current, { is_active: [true, false] });
+      await this.recordOrphans(trx, actor, orphans);
     });
   }
 
@@ -157,13 +158,14 @@ export class ContactWrites {
     if (ids.includes(actor.userId)) throw new BadRequestError('You cannot delete your own account');
     const deleted = await changeDirectory(this.db, async (trx) => {
       if (outsideOrganization(actor, await findUserRows(trx, ids)).length > 0) throw OUTSIDE;
-      const removed = await deactivateContacts(trx, ids);
+      const { removed, orphans } = await deactivateContacts(trx, ids);
       const rows = await findUserRows(trx, removed);
       for (const group of byOrganization(rows)) {
         const contactIds = group.map((r) => r.id);
         const entry = { action: 'contact.bulk_delete', targetType: 'contact', targetId: null, targetIds: contactIds };
         await this.audit.record(trx, actor, { ...entry, organizationId: group[0].organization_id, changes: { is_active: [true, false] }, details: { contact_ids: contactIds } });
       }
+      await this.recordOrphans(trx, actor, orphans);
       return removed;
     });
     return { deletedCount: deleted.length, contactIds: deleted };
@@ -198,27 +200,10 @@ export class ContactWrites {
    * run, the rules still report everything and nothing is written. `audit` gives the one entry
    * for what was written. The new contacts' search grams follow after the commit (backlog.ts).
    */
-  async changeMany(
-    actor: Actor,
-    plan: (trx: Knex.Transaction) => Promise<{ batch: WritableBatch; blocked: boolean }>,
-    options: { dryRun: boolean; audit: (written: BatchWritten) => AuditEntry },
-  ): Promise<{ failures: RuleFailure[]; written: BatchWritten | null }> {
-    try {
-      const written = await changeDirectory(this.db, async (trx) => {
-        const { batch, blocked } = await plan(trx);
-        const failures = await checkContacts(trx, actor, batch);
-        if (options.dryRun || blocked || failures.length > 0) throw new RolledBack(failures);
-        const result = await writeBatch(trx, batch);
-        if (!('created' in result)) throw new RolledBack([result]);
-        await this.audit.record(trx, actor, options.audit(result));
-        return result;
-      });
-      if (written.created.size > 0) this.backlog.schedule();
-      return { failures: [], written };
-    } catch (err) {
-      if (err instanceof RolledBack) return { failures: err.failures, written: null };
-      throw err;
-    }
+  async changeMany(actor: Actor, plan: BatchPlan, options: BatchOptions): Promise<BatchResult> {
+    const result = await changeMany(this.db, this.audit, actor, plan, options);
+    if (result.written && result.written.created.size > 0) this.backlog.schedule();
+    return result;
   }
 
   /** Admin password reset (docs/api.md): records `admin_reset` and revokes the contact's tokens. */
@@ -237,14 +222,21 @@ export class ContactWrites {
     });
   }
 
+  /**
+   * The children a delete made roots, in their own histories: one `contact.bulk_move` entry per
+   * organization, its targets the children, `cause: parent_deleted` (docs/audit.md).
+   */
+  private async recordOrphans(trx: Knex.Transaction, actor: Actor, orphans: readonly Orphan[]): Promise<void> {
+    for (const group of byOrganization(orphans)) {
+      const contactIds = group.map((o) => o.id);
+      const details = { cause: 'parent_deleted', contact_ids: contactIds, previous_parent_ids: group.map((o) => o.parent_id), parent_id: null };
+      await this.audit.record(trx, actor, { action: 'contact.bulk_move', targetType: 'contact', targetId: null, targetIds: contactIds, organizationId: group[0].organization_id, details });
+    }
+  }
+
   /** One entry for a change of one contact; a change that changed nothing leaves none, unless `always`. */
   private async recordChange(trx: Knex.Transaction, actor: Actor, action: string, target: UserRow, changes: Changes, always = false) {
     if (!always && Object.keys(changes).length === 0) return;
     await this.audit.record(trx, actor, { action, targetType: 'contact', targetId: target.id, organizationId: target.organization_id, changes });
   }
-}
-
-/** Ends a batch's transaction without a write: a dry run, or a batch with failures. */
-class RolledBack {
-  constructor(readonly failures: RuleFailure[]) {}
 }

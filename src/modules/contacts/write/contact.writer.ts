@@ -141,20 +141,28 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   }
 }
 
+/** A contact that a delete left without its parent: it became a root (contact-writes.service.ts records it). */
+export interface Orphan {
+  id: number;
+  parent_id: number;
+  organization_id: number;
+}
+
 /**
  * Soft-deletes contacts: inactive, offline, their tokens revoked; their children that are not
- * deleted in the same call become roots. Returns the ids it changed (active ones only).
+ * deleted in the same call become roots. Returns the ids it changed (active ones only) and the
+ * children it made roots.
  */
-export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): Promise<number[]> {
+export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): Promise<{ removed: number[]; orphans: Orphan[] }> {
   const active: number[] = [];
   for (const chunk of chunks(ids)) {
     const found = await trx('users').whereIn('id', chunk).where({ is_active: true }).pluck('id');
     active.push(...found.map(Number));
   }
-  if (active.length === 0) return [];
+  if (active.length === 0) return { removed: [], orphans: [] };
   await markSearchChanged(trx);
   const removed = new Set(active);
-  const orphans: number[] = [];
+  const orphans: Orphan[] = [];
   for (const chunk of chunks(active)) {
     await trx('users').whereIn('id', chunk).update({
       is_active: false,
@@ -163,9 +171,11 @@ export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): 
       updated_at: new Date(),
       change_version: changeStamp(trx),
     });
-    const children = await trx('users').whereIn('parent_id', chunk).pluck('id');
-    orphans.push(...children.map(Number).filter((id) => !removed.has(id)));
+    const children = await trx('users').whereIn('parent_id', chunk).select('id', 'parent_id', 'organization_id');
+    for (const c of children) {
+      if (!removed.has(Number(c.id))) orphans.push({ id: Number(c.id), parent_id: Number(c.parent_id), organization_id: Number(c.organization_id) });
+    }
   }
-  await new TreeOrder(trx).moveSubtrees(orphans, null);
-  return ids.filter((id) => removed.has(id));
+  await new TreeOrder(trx).moveSubtrees(orphans.map((o) => o.id), null);
+  return { removed: ids.filter((id) => removed.has(id)), orphans };
 }
