@@ -6,6 +6,7 @@ import { ping, type Db } from './lib/db';
 import { ValidationError } from './lib/errors';
 import { errorHandler, notFound } from './lib/http/errors';
 import { createRateLimiters } from './lib/http/rate-limit';
+import { watchRedis } from './lib/http/redis-watch';
 import { queryOnce } from './lib/http/query-once';
 import { requestLog } from './lib/http/request-log';
 import { securityHeaders } from './lib/http/security-headers';
@@ -140,10 +141,17 @@ export function createApp(deps: AppDeps): Express {
   app.get('/health', (_req, res) => {
     res.json({ status: 'success', message: 'OK', data: { uptime_seconds: Math.round(process.uptime()) } });
   });
+  // Redis, when configured, is reported and never makes the service unready: without it the
+  // limits let requests through uncounted, and taking every instance out of the load balancer
+  // for that would turn a degraded limit into an outage (README, When things fail)
+  const redisWatch = redis ? watchRedis(redis, logger) : null;
+  if (redisWatch) metrics?.reportRedis(() => redisWatch.reachable());
   app.get('/ready', async (_req, res) => {
     // the search index: SQL answers the searches until it is built (`off`: SEARCH_INDEX=sql)
     const index = searchIndex?.state() ?? 'off';
-    if (await ping(db, config.db.acquireTimeoutMs)) res.json({ status: 'success', message: 'Ready', data: { database: 'up', search_index: index } });
+    const [databaseUp, redisUp] = await Promise.all([ping(db, config.db.acquireTimeoutMs), redisWatch?.reachable()]);
+    const redisState = redisUp === undefined ? {} : { redis: redisUp ? 'up' : 'down' };
+    if (databaseUp) res.json({ status: 'success', message: 'Ready', data: { database: 'up', search_index: index, ...redisState } });
     else res.status(503).json({ status: 'error', message: 'Database unavailable' });
   });
 

@@ -4,7 +4,7 @@ import { pruneAuditTrail } from './modules/audit';
 import { createDb, type Db } from './lib/db';
 import { createLogger } from './lib/logger';
 import { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './modules/contacts';
-import { ensureDatabase, MIGRATIONS, prepareDatabase } from './startup';
+import { logStartFailure, MIGRATIONS, prepareDatabase, waitForDatabase } from './startup';
 
 loadEnv({ quiet: true });
 
@@ -52,7 +52,7 @@ async function main(command: string | undefined, options: string[]): Promise<voi
     logger.info('AUDIT_RETENTION_DAYS is 0: every audit entry is kept');
     return;
   }
-  await ensureDatabase(config.db);
+  await waitForDatabase(config.db, config.dbStartTimeoutS, logger);
   // migrations and seeding: no query time limit
   const db = createDb({ ...config.db, queryTimeoutMs: 0 });
   try {
@@ -78,6 +78,6 @@ async function main(command: string | undefined, options: string[]): Promise<voi
 }
 
 main(process.argv[2], process.argv.slice(3)).catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  logStartFailure(err, `${process.argv[2] ?? 'command'} failed`);
   process.exit(1);
 });

@@ -15,6 +15,8 @@ export interface Config {
   env: NodeEnv;
   port: number;
   db: DbConfig;
+  /** how long the start keeps trying to reach the database (with backoff) before it gives up; 0: one attempt */
+  dbStartTimeoutS: number;
   jwt: TokenSettings;
   bcryptCost: number;
   admin: { email: string; password: string; name: string };
@@ -47,6 +49,9 @@ export const DEVELOPMENT_DEFAULTS = Object.freeze({
   adminEmail: 'admin@example.com',
   adminPassword: 'Admin@12345',
 });
+
+/** DB_START_TIMEOUT_S's default, by NODE_ENV. */
+export const DB_START_TIMEOUT_S = Object.freeze({ production: 60, development: 10, test: 0 });
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -112,6 +117,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       acquireTimeoutMs: read.int('DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
       queryTimeoutMs: read.int('DB_QUERY_TIMEOUT_MS', 10_000, 0, 3_600_000),
     },
+    // production waits for a database started beside it (compose, Kubernetes); development
+    // tells a developer who forgot to start MariaDB soon; tests fail at once
+    dbStartTimeoutS: read.int('DB_START_TIMEOUT_S', DB_START_TIMEOUT_S[nodeEnv], 0, 3600),
     jwt: {
       secret: read.raw('JWT_SECRET') || DEVELOPMENT_DEFAULTS.jwtSecret,
       refreshSecret: read.raw('JWT_REFRESH_SECRET') || DEVELOPMENT_DEFAULTS.jwtRefreshSecret,

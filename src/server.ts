@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
 import { config as loadEnv } from 'dotenv';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { createApp, searchBacklog } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
 import { createDb, drain } from './lib/db';
 import { serveGracefully } from './lib/http/graceful-server';
-import { createLogger, type Logger } from './lib/logger';
-import { ensureDatabase, prepareDatabase } from './startup';
+import { createLogger } from './lib/logger';
+import { createRedisClient, logStartFailure, prepareDatabase, waitForDatabase } from './startup';
 
 loadEnv({ quiet: true });
 
@@ -15,16 +15,16 @@ const REDIS_START_WAIT_MS = 5_000;
 
 /**
  * Resolves once the client is connected, or after `ms`. The client has no offline queue, so
- * until then the rate limiters cannot count: each request would pass uncounted (and the
- * limiters' scripts, loaded when the app is built, would be loaded again on first use). An
- * instance that joins a running deployment must not open such a gap in the shared limits.
+ * until then the rate limiters cannot count: each request would pass uncounted. An instance
+ * that joins a running deployment must not open such a gap in the shared limits. An outage is
+ * the watch's to log (createRedisClient); the line saying the service listens tells whether
+ * Redis was there.
  */
-function redisReady(redis: Redis, ms: number, logger: Logger): Promise<void> {
+function redisReady(redis: Redis, ms: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       redis.off('ready', ready);
-      logger.warn({ waitedMs: ms }, 'redis not reachable yet; listening without it: rate limits are not counted until it connects');
       resolve();
     }, ms);
     const ready = () => {
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     logger.warn({ settings: defaults }, 'using development defaults; set these before exposing the service');
   }
 
-  await ensureDatabase(config.db);
+  await waitForDatabase(config.db, config.dbStartTimeoutS, logger);
   // migrations may run for long on a large database: their own connection, with no query time limit
   const setup = createDb({ ...config.db, queryTimeoutMs: 0 }, logger);
   try {
@@ -52,18 +52,16 @@ async function main(): Promise<void> {
     await setup.destroy();
   }
   const db = createDb(config.db, logger);
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
-    : undefined;
-  redis?.on('error', (err) => logger.warn({ err }, 'redis connection problem'));
-  if (redis) await redisReady(redis, REDIS_START_WAIT_MS, logger);
+  const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
+  if (redis) await redisReady(redis, REDIS_START_WAIT_MS);
 
   const server = createServer();
   const web = serveGracefully(server, createApp({ db, config, logger, redis, warmSearchIndex: true }));
   server.listen(config.port, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    logger.info({ port, database: config.db.client }, 'directory service listening');
+    const redisState = redis ? { redis: redis.status === 'ready' ? 'up' : 'down' } : {};
+    logger.info({ port, database: config.db.client, ...redisState }, 'directory service listening');
   });
   // what a drain cut short (a crash, a shutdown) left of an import's search grams
   searchBacklog({ db, logger }).schedule();
@@ -101,8 +99,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  // configuration and start-up errors: say what is wrong and stop
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`directory-service failed to start: ${message}\n`);
+  // configuration and start-up errors: one JSON line saying what is wrong, and stop
+  logStartFailure(err);
   process.exit(1);
 });

@@ -372,7 +372,7 @@ function runServer(settings: Record<string, string>): Promise<{ code: number | n
 }
 
 describe('the server started with a bad configuration', () => {
-  test('prints every problem one per line, no secret and no stack trace, and exits non-zero', async () => {
+  test('logs one JSON line listing every problem, no secret and no stack trace, and exits non-zero', async () => {
     const secret = 'not-long-enough-Secret';
     const { code, output } = await runServer({
       ...EIGHT_BAD,
@@ -383,9 +383,11 @@ describe('the server started with a bad configuration', () => {
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
     const lines = output.trimEnd().split('\n');
-    expect(lines[0]).toBe('directory-service failed to start: Invalid configuration:');
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0]) as { level: number; msg: string; problems: Array<{ key: string; problem: string }> };
+    expect(line).toMatchObject({ level: 60, msg: 'directory service failed to start: invalid configuration' });
     const keys = ['JWT_SECRET', 'JWT_REFRESH_SECRET', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', ...Object.keys(EIGHT_BAD)];
-    expect(lines.slice(1).map((line) => /^ {2}([A-Z_]+): /.exec(line)?.[1]).sort()).toEqual(keys.sort());
+    expect(line.problems.map((p) => p.key).sort()).toEqual(keys.sort());
     expect(output).not.toContain(secret);
     expect(output).not.toMatch(/^\s+at /m);
   }, 60_000);

@@ -3,6 +3,7 @@ import { ipKeyGenerator, rateLimit, type IncrementResponse, type Store } from 'e
 import type Redis from 'ioredis';
 import { RedisStore } from 'rate-limit-redis';
 import type { Logger } from '../logger';
+import { watchRedis } from './redis-watch';
 
 /** The limits: the whole API per IP, and failed sign-ins per IP and identifier (config.ts reads them). */
 export interface RateLimitSettings {
@@ -29,19 +30,47 @@ export type AccountOf = (identifier: string) => Promise<number | null>;
 /**
  * RedisStore loads its Lua scripts once, when the app is built, and keeps a failed load for
  * good: a client that is still connecting then (server.ts's client has no offline queue) left
- * every later request unlimited. This one loads them again after a failure and retries once.
+ * every later request unlimited. This one loads them again after a failure and retries once,
+ * and while the client is not connected fails at once, without those three round trips.
  */
 class RetryingRedisStore extends RedisStore {
+  constructor(
+    options: ConstructorParameters<typeof RedisStore>[0],
+    private readonly client: Redis,
+  ) {
+    super(options);
+  }
+
+  /** RedisStore's, without its error when the client is not connected yet: increment loads the scripts then. */
+  override async init(options: Parameters<RedisStore['init']>[0]): Promise<void> {
+    this.windowMs = options.windowMs;
+    this.incrementScriptSha = this.loadIncrementScript();
+    this.getScriptSha = this.loadGetScript();
+    this.incrementScriptSha.catch(() => undefined);
+    this.getScriptSha.catch(() => undefined);
+  }
+
   override async increment(key: string): Promise<IncrementResponse> {
+    // a client with an offline queue (not server.ts's) would hold the command until it connects
+    if (this.client.status !== 'ready' && !this.client.options.enableOfflineQueue) throw new RedisUnavailableError(this.client.status);
     try {
       return await super.increment(key);
     } catch {
       this.incrementScriptSha = this.loadIncrementScript();
       this.getScriptSha = this.loadGetScript();
       this.getScriptSha.catch(() => undefined);
-      // still failing: passOnStoreError lets the request through and the limiter logs it
+      // still failing: passOnStoreError lets the request through and the limiter reports it
       return super.increment(key);
     }
+  }
+}
+
+class RedisUnavailableError extends Error {
+  readonly code = 'REDIS_UNAVAILABLE';
+
+  constructor(status: string) {
+    super(`redis client is ${status}`);
+    this.name = 'RedisUnavailableError';
   }
 }
 
@@ -92,22 +121,27 @@ export function createRateLimiters(deps: { settings: RateLimitSettings; logger: 
   const subjectOf = loginSubject(deps.accountOf);
   const store = (name: string): Store | undefined =>
     redis
-      ? new RetryingRedisStore({
-          prefix: `${config.redisPrefix}${name}:`,
-          sendCommand: (command: string, ...args: string[]) =>
-            redis.call(command, ...args) as Promise<number | string>,
-        })
+      ? new RetryingRedisStore(
+          {
+            prefix: `${config.redisPrefix}${name}:`,
+            sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<number | string>,
+          },
+          redis,
+        )
       : undefined;
+  const watch = redis ? watchRedis(redis, logger) : null;
   const limiterLogger = {
     warn: (err: unknown) => logger.warn({ err }, 'rate limiter warning'),
-    error: (err: unknown) => logger.error({ err }, 'rate limiter error'),
+    // a store error: the request went through uncounted; with Redis, the watch logs it at its pace
+    error: (err: unknown) => (watch ? watch.storeFailed(err) : logger.error({ err }, 'rate limiter error')),
   };
   const ipKey = ipKeyCache();
   const common = {
     // draft-8: named policies, so the login and API limits both show on a sign-in
     standardHeaders: 'draft-8' as const,
     legacyHeaders: false,
-    // A store that cannot be reached lets requests through (and logs) rather than failing them all.
+    // A store that cannot be reached lets requests through uncounted (README, When things fail)
+    // rather than failing them all.
     passOnStoreError: true,
     logger: limiterLogger,
     // the check reads the key generator's source; ours does call ipKeyGenerator, through ipKey

@@ -120,6 +120,21 @@ export class Metrics {
     next();
   };
 
+  /**
+   * `directory_redis_up`, read at each scrape: 1 when Redis answers a PING (within a second), 0
+   * otherwise. Only with REDIS_URL, so that an instance without Redis has no series to alert on.
+   */
+  reportRedis(reachable: () => Promise<boolean>): void {
+    new Gauge({
+      name: 'directory_redis_up',
+      help: 'Whether Redis, which holds the rate-limit counters, answers now (1) or not (0: the limits let requests through uncounted)',
+      registers: [this.registry],
+      async collect() {
+        this.set((await reachable()) ? 1 : 0);
+      },
+    });
+  }
+
   /** The search index's onBuild. */
   readonly searchIndexBuilt = (build: IndexBuildReport): void => {
     this.indexBuilds.inc({ result: build.ok ? 'success' : 'failure' });

@@ -1,9 +1,9 @@
 import { constant, int, obj, str, type Schema } from '../builders';
 
-const plain = (status: 'success' | 'error', message: string, data?: Record<string, Schema>) => ({
+const plain = (status: 'success' | 'error', message: string, data?: Record<string, Schema>, optional: string[] = []) => ({
   content: {
     'application/json': {
-      schema: obj({ status: constant(status), message: constant(message), ...(data ? { data: obj(data) } : {}) }),
+      schema: obj({ status: constant(status), message: constant(message), ...(data ? { data: obj(data, optional) } : {}) }),
     },
   },
 });
@@ -21,7 +21,7 @@ export const healthPaths = {
   '/ready': {
     get: {
       tags: ['Health'],
-      summary: 'The database answers',
+      summary: 'The database answers (and whether Redis does)',
       security: [],
       'x-roles': ['public'],
       responses: {
@@ -30,8 +30,15 @@ export const healthPaths = {
             'Ready. `search_index`: `built` when the in-memory contact search index answers searches, `building` while its first',
             'build runs (the service starts it at once; searches run in SQL meanwhile), `none` when no build has run or the last failed,',
             '`off` with `SEARCH_INDEX=sql`. Ready either way: every search is answered.',
+            '`redis` (only with `REDIS_URL`): `up` when Redis answers a PING within a second, `down` otherwise. Ready either way:',
+            'while Redis is down the rate limits let requests through uncounted, and the service still serves (README, When things fail).',
           ].join(' '),
-          ...plain('success', 'Ready', { database: str({ const: 'up' }), search_index: str({ enum: ['built', 'building', 'none', 'off'] }) }),
+          ...plain(
+            'success',
+            'Ready',
+            { database: str({ const: 'up' }), search_index: str({ enum: ['built', 'building', 'none', 'off'] }), redis: str({ enum: ['up', 'down'] }) },
+            ['redis'],
+          ),
         },
         503: { description: 'The database does not answer', ...plain('error', 'Database unavailable') },
       },
@@ -42,7 +49,7 @@ export const healthPaths = {
       tags: ['Health'],
       summary: 'Metrics for Prometheus (only with METRICS_ENABLED=true)',
       description: [
-        'Requests by route pattern and status, the database pool, the contact search index, the event loop and the process,',
+        'Requests by route pattern and status, the database pool, the contact search index, Redis (with `REDIS_URL`), the event loop and the process,',
         'in the Prometheus text format (README, Operations). Off unless `METRICS_ENABLED=true`: then 404 like any unknown path.',
         'With `METRICS_TOKEN` set, the scraper sends `Authorization: Bearer <METRICS_TOKEN>` (not a sign-in token).',
         'Outside `/api`: the API rate limit does not apply, and scrapes are not counted among the requests.',
