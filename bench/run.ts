@@ -357,10 +357,11 @@ async function main() {
   console.warn(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.warn(line(r));
   if (transfers.length > 0) {
-    console.warn('\nimport and export                       rows    seconds   rows/s   RSS MiB   grams after, s   get by id beside it (req/s, p50, p99 ms)');
+    console.warn('\nimport and export                       rows    seconds   rows/s   RSS MiB   grams after, s   get by id beside it (req/s, p50, p99, max ms)   /health beside it (n, p50, p99, max ms, n over 100 ms)');
     for (const t of transfers) {
-      const beside = t.beside ? `${t.beside.requests_per_s}, ${t.beside.p50_ms}, ${t.beside.p99_ms}` : '';
-      console.warn(`${t.name.padEnd(38)} ${String(t.rows).padStart(7)} ${String(t.seconds).padStart(9)} ${String(t.rows_per_s).padStart(8)} ${String(t.peak_rss_mb ?? '').padStart(9)}   ${String(t.grams_after_s ?? '').padStart(14)}   ${beside}   ${t.target}`);
+      const beside = t.beside ? `${t.beside.requests_per_s}, ${t.beside.p50_ms}, ${t.beside.p99_ms}, ${t.beside.max_ms}` : '';
+      const health = t.health ? `${t.health.requests}, ${t.health.p50_ms}, ${t.health.p99_ms}, ${t.health.max_ms}, ${t.health.over_100ms}${t.health.failed ? ` (${t.health.failed} failed)` : ''}` : '';
+      console.warn(`${t.name.padEnd(38)} ${String(t.rows).padStart(7)} ${String(t.seconds).padStart(9)} ${String(t.rows_per_s).padStart(8)} ${String(t.peak_rss_mb ?? '').padStart(9)}   ${String(t.grams_after_s ?? '').padStart(14)}   ${beside.padEnd(44)}   ${health.padEnd(38)}   ${t.target}`);
     }
   }
   console.warn(`\nget by id / bare handler: ${ratio}   peak RSS of the service: ${peakMb} MiB   5xx: ${report.total_5xx}   errors and timeouts: ${report.total_errors}`);

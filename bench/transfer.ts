@@ -7,7 +7,7 @@ import { prng } from '../scripts/demo-data';
  * The import and export scenarios (docs/performance.md): the whole directory exported as CSV
  * and as .xlsx; then a file of `rows` contacts for a unit of its own, a tree 10 levels deep
  * (each row under one of the rows before it, three children each), shuffled, imported through
- * POST /api/contacts/import while get by id runs beside it. Afterwards the unit and its
+ * POST /api/contacts/import while get by id and GET /health run beside it. Afterwards the unit and its
  * contacts are removed from the database, so that each run starts from the same directory.
  */
 
@@ -19,8 +19,10 @@ export interface TransferFigures {
   rows_per_s: number;
   status: number;
   bytes: number;
-  /** get by id while the import ran */
-  beside?: { requests_per_s: number; p50_ms: number; p99_ms: number; non_2xx: number };
+  /** get by id while the import ran (two connections, each request after the last) */
+  beside?: { requests_per_s: number; p50_ms: number; p99_ms: number; max_ms: number; non_2xx: number };
+  /** GET /health sent every HEALTH_EVERY_MS while the import ran, whether or not the last has answered */
+  health?: { requests: number; p50_ms: number; p99_ms: number; max_ms: number; over_100ms: number; failed: number };
   /** an import: seconds from its answer until the search backlog was drained (its grams written) */
   grams_after_s?: number;
 }
@@ -65,8 +67,43 @@ export async function cleanUpTransfer(db: Db, unitId: number): Promise<void> {
   await db('units').where({ id: unitId }).delete();
 }
 
+/** How often the health probe asks: at a fixed rate, so a stalled event loop shows as the time each waited. */
+const HEALTH_EVERY_MS = 20;
+
 /**
- * Imports `csv` while get by id runs beside it, then waits (polling `backlogSize`) until the
+ * GET /health every HEALTH_EVERY_MS until `stop` is called: unlike autocannon's connections,
+ * which send a request only once the last has answered (a stall of 2 s is one slow request
+ * each), a probe at a fixed rate counts every request a stall held.
+ */
+function probeHealth(url: string): () => Promise<NonNullable<TransferFigures['health']>> {
+  const times: number[] = [];
+  const pending: Array<Promise<void>> = [];
+  let failed = 0;
+  const ask = () => {
+    const sent = performance.now();
+    pending.push(
+      fetch(`${url}/health`, { signal: AbortSignal.timeout(60_000) })
+        .then(async (res) => {
+          await res.arrayBuffer();
+          if (!res.ok) failed++;
+          times.push(performance.now() - sent);
+        })
+        .catch(() => void failed++),
+    );
+  };
+  const timer = setInterval(ask, HEALTH_EVERY_MS);
+  return async () => {
+    clearInterval(timer);
+    await Promise.all(pending);
+    times.sort((a, b) => a - b);
+    const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0);
+    // one stall of a second holds some 50 probes: the count over 100 ms adds up every stall
+    return { requests: times.length, p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1), over_100ms: times.filter((t) => t > 100).length, failed };
+  };
+}
+
+/**
+ * Imports `csv` while get by id and a health probe run beside it, then waits (polling `backlogSize`) until the
  * service has written the new contacts' search grams, which it does after answering.
  */
 export async function runImport(
@@ -86,6 +123,7 @@ export async function runImport(
     headers: { authorization: `Bearer ${token}` },
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: getById() }) }],
   });
+  const health = probeHealth(url);
   const started = performance.now();
   const res = await fetch(`${url}/api/contacts/import`, {
     method: 'POST',
@@ -97,7 +135,7 @@ export async function runImport(
   const seconds = (performance.now() - started) / 1000;
   importing = false;
   (beside as unknown as { stop: () => void }).stop();
-  const load = await beside;
+  const [load, healthFigures] = await Promise.all([beside, health()]);
   if (!res.ok || importing) throw new Error(`import answered ${res.status}: ${body.slice(0, 500)}`);
   const answered = performance.now();
   while ((await backlogSize()) > 0) {
@@ -112,7 +150,8 @@ export async function runImport(
     rows_per_s: Math.round(rows / seconds),
     status: res.status,
     bytes: Buffer.byteLength(csv),
-    beside: { requests_per_s: Math.round(load.requests.average), p50_ms: load.latency.p50, p99_ms: load.latency.p99, non_2xx: load.non2xx },
+    beside: { requests_per_s: Math.round(load.requests.average), p50_ms: load.latency.p50, p99_ms: load.latency.p99, max_ms: load.latency.max, non_2xx: load.non2xx },
+    health: healthFigures,
     grams_after_s: Math.round((performance.now() - answered) / 100) / 10,
   };
 }

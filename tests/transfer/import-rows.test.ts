@@ -168,9 +168,21 @@ describe('POST /api/contacts/import: dry run and upsert', () => {
     expect(await countOf([a, b])).toBe(0);
     expect(await ctx.db('directory_state').first('version', 'search_version')).toEqual(before);
 
-    const bad = await importCsv(ctx, f.admin, csv([HEADER, personRow(f, b, 'NOBODY-Y')]), '?dry_run=1');
-    expect(bad.status).toBe(200);
-    expect(bad.body.data).toMatchObject({ dry_run: true, created: 0, failed: 1, errors_total: 1 });
+  });
+
+  it('a dry run whose rows fail answers 422 Import failed: nothing was written, with the body of the real run', async () => {
+    const b = tagOf();
+    const file = csv([HEADER, personRow(f, b, 'NOBODY-Y')]);
+    const dry = await importCsv(ctx, f.admin, file, '?dry_run=1');
+    expect(dry.status).toBe(422);
+    expect(dry.body.message).toBe('Import failed: nothing was written');
+    expect(dry.body.errors).toEqual([{ row: 2, field: 'parent_service_no', message: 'Parent contact not found: NOBODY-Y' }]);
+    expect(dry.body.report).toEqual({ mode: 'create', dry_run: true, created: 0, updated: 0, unchanged: 0, failed: 1, errors_total: 1, ignored_columns: [] });
+
+    const real = await importCsv(ctx, f.admin, file);
+    expect(real.status).toBe(422);
+    expect({ ...real.body, report: { ...real.body.report, dry_run: true } }).toEqual(dry.body);
+    expect(await countOf([b])).toBe(0);
   });
 
   it('mode=upsert updates existing contacts, creates new ones and counts unchanged rows; create mode refuses the existing ones', async () => {

@@ -84,7 +84,8 @@ export class DirectoryImport {
     const errors = [...rowErrors, ...planned.errors];
     errors.push(...rowErrorsOf(failures, rows, planned, errors));
     const report = reportOf(base, planned, errors);
-    if (!written && !options.dryRun && errors.length > 0) throw rejected(report);
+    // a dry run answers as the import would: a file with row errors is a 422 either way
+    if (!written && errors.length > 0) throw rejected(report);
     return report;
   }
 
@@ -93,7 +94,7 @@ export class DirectoryImport {
     const sheet = await readSheet(file, this.maxRows);
     const header = mapHeader(sheet.header);
     if (sheet.rows.length === 0) throw ValidationError.field('file', 'The file has a header but no rows');
-    return { ...readRows(sheet, header, passwords), ignored: header.ignored };
+    return { ...(await readRows(sheet, header, passwords)), ignored: header.ignored };
   }
 
   /** GET /api/contacts/import/template: the header and an example, as CSV or .xlsx. */
@@ -119,6 +120,7 @@ export class DirectoryImport {
  * number of an existing contact in create mode is not also "taken").
  */
 function rowErrorsOf(failures: readonly RuleFailure[], rows: readonly ImportRow[], plan: Plan, found: readonly RowError[]): RowError[] {
+  if (failures.length === 0) return [];
   const said = new Set(found.map((e) => `${e.row}:${e.field}`));
   const byRow = new Map(rows.map((r) => [r.row, r]));
   const errors: RowError[] = [];

@@ -31,7 +31,7 @@ export const transferPaths = {
       tags,
       summary: 'Import contacts from a CSV or Excel file',
       description:
-        `A multipart upload (field \`file\`) of a .csv (UTF-8, with or without BOM, \`,\` or \`;\`) or .xlsx file, or a raw \`text/csv\` body. Columns are found by header, ignoring case, spaces and \`_\`: ${columns} (and \`password\`, read only with \`passwords=allow\`). A row's parent is another row of the file (by service number, in any order) or an active contact of the same unit. All or nothing: one transaction under the directory lock; any row error and nothing is written (422 with every error, the first 1000 listed). \`dry_run=true\` runs the same checks and writes nothing. \`mode=upsert\` updates the contacts whose service number exists, with the rules of a contact update. A contact imported without a password cannot sign in until an admin resets it. See docs/import-export.md.`,
+        `A multipart upload (field \`file\`) of a .csv (UTF-8, with or without BOM, \`,\` or \`;\`) or .xlsx file, or a raw \`text/csv\` body. Columns are found by header, ignoring case, spaces and \`_\`: ${columns} (and \`password\`, read only with \`passwords=allow\`). A row's parent is another row of the file (by service number, in any order) or an active contact of the same unit. All or nothing: one transaction under the directory lock; any row error and nothing is written (422 with every error, the first 1000 listed). \`dry_run=true\` runs the same checks and writes nothing: 200 when every row passes, and the same 422 as the import when some row fails. A phone, mobile or alternative mobile that an .xlsx holds as a number (its leading 0 or + lost) is an error of its row: format the column as Text. \`mode=upsert\` updates the contacts whose service number exists, with the rules of a contact update. A contact imported without a password cannot sign in until an admin resets it. See docs/import-export.md.`,
       roles: ADMINS,
       permission: 'contacts.read + contacts.import',
       params: [
@@ -44,11 +44,11 @@ export const transferPaths = {
         'text/csv': { schema: str() },
       },
       responses: {
-        200: success({ enum: ['Import completed', 'Import checked: nothing was written'] }, obj({ ...counts, errors: rowErrors })),
+        200: success({ enum: ['Import completed', 'Import checked: nothing was written'] }, obj({ ...counts, errors: rowErrors }), 'Every row passed: written, or with dry_run=true checked (errors is empty)'),
         413: errorResponse('The file is larger than IMPORT_MAX_BYTES, has more rows than IMPORT_MAX_ROWS, or is an .xlsx whose parts inflate past their limits (docs/import-export.md)'),
         415: errorResponse('Neither multipart nor text/csv, or a file that is neither UTF-8 CSV nor .xlsx'),
         422: {
-          description: 'Some rows are wrong: nothing was written',
+          description: 'Some rows are wrong (a dry run too): nothing was written',
           content: {
             'application/json': {
               schema: obj({ status: constant('error'), message: constant('Import failed: nothing was written'), errors: rowErrors, report: obj(counts) }),

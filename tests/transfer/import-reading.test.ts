@@ -1,0 +1,126 @@
+import ExcelJS from 'exceljs';
+import { mapHeader } from '../../src/modules/transfer/columns';
+import { readRows } from '../../src/modules/transfer/import.rows';
+import { readSheet } from '../../src/modules/transfer/sheet';
+import { setupTestContext } from '../helpers/context';
+import { HEADER, importFile, personRow, tagOf, transferFixture } from './transfer-support';
+
+/**
+ * How a file is read: in slices that let the event loop run (other requests are answered
+ * while a large file is read, docs/performance.md), without breaking a character that a slice
+ * cuts; and the numbers of a workbook, which lose a phone's leading 0.
+ */
+
+const ctx = setupTestContext();
+const f = transferFixture(ctx);
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/**
+ * How many turns of the event loop ran while `work` did: a chain of setImmediate counts them.
+ * A pass that never yields lets none run (one at most, the turn it ends in).
+ */
+async function loopTurnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let running = true;
+  const turn = () => {
+    if (!running) return;
+    turns++;
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  const result = await work();
+  running = false;
+  return { result, turns };
+}
+
+/** A CSV of `rows` contacts for the fixture's unit (not imported: read only). */
+function bigCsv(rows: number): Buffer {
+  const lines = Array.from({ length: rows }, (_, i) => `Person ${i},SN-${i},p${i}@reading.test,01700000000,UNIT,Officer,`);
+  return Buffer.from(`${HEADER.join(',')}\n${lines.join('\n')}\n`);
+}
+
+describe('reading a large file lets other requests run', () => {
+  it('reads a 40,000-row CSV (2.3 MB) in slices: the event loop turns many times while it is parsed', async () => {
+    const file = bigCsv(40_000);
+    const { result, turns } = await loopTurnsDuring(() => readSheet(file, 100_000));
+    expect(result.rows).toHaveLength(40_000);
+    expect(result.rows[39_999]).toEqual({ row: 40_001, cells: ['Person 39999', 'SN-39999', 'p39999@reading.test', '01700000000', 'UNIT', 'Officer', ''] });
+    // one turn at least per 64 KiB given to the parser
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(file.length / 65_536));
+  });
+
+  it("checks 40,000 rows (readRows: lengths, e-mails) in slices of some 10 ms", async () => {
+    const sheet = await readSheet(bigCsv(40_000), 100_000);
+    const { result, turns } = await loopTurnsDuring(() => readRows(sheet, mapHeader(sheet.header), false));
+    expect(result.rows).toHaveLength(40_000);
+    expect(result.errors).toEqual([]);
+    expect(turns).toBeGreaterThan(2);
+  });
+
+  it('reads a 20,000-row .xlsx in slices too', async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Contacts');
+    sheet.addRow(HEADER);
+    for (let i = 0; i < 20_000; i++) sheet.addRow([`Person ${i}`, `SN-${i}`, `p${i}@reading.test`, '01700000000', 'UNIT', 'Officer', '']);
+    const file = Buffer.from(await workbook.xlsx.writeBuffer());
+    const { result, turns } = await loopTurnsDuring(() => readSheet(file, 100_000));
+    expect(result.rows).toHaveLength(20_000);
+    expect(turns).toBeGreaterThan(2);
+  });
+
+  it('keeps a character that a 64 KiB slice cuts in two (Bengali, 3 bytes in UTF-8)', async () => {
+    const name = 'আমি'.repeat(100);
+    const file = Buffer.from(`name\n${Array.from({ length: 1000 }, () => name).join('\n')}\n`);
+    // the bytes at the cuts are inside a character: neither its first byte nor ASCII
+    for (const cut of [65_536, 131_072, 196_608]) expect(file[cut] & 0xc0).toBe(0x80);
+    const sheet = await readSheet(file, 100_000);
+    expect(sheet.rows).toHaveLength(1000);
+    expect(sheet.rows.every((r) => r.cells.length === 1 && r.cells[0] === name)).toBe(true);
+  });
+});
+
+/** A workbook of HEADER and `rows`, each cell as given (a number stays a number), with `format` on the phone cells. */
+async function workbookOf(rows: ReadonlyArray<ReadonlyArray<string | number>>, format?: string): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('Contacts');
+  sheet.addRow([...HEADER, 'mobile']);
+  for (const cells of rows) {
+    const row = sheet.addRow([...cells]);
+    if (format) row.getCell(4).numFmt = format;
+  }
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+describe('POST /api/contacts/import: a number in a workbook', () => {
+  it('refuses a phone or mobile held as a number (Excel shows 01712345678, the cell holds 1712345678), naming the row and the column', async () => {
+    const [a, b, c] = [tagOf(), tagOf(), tagOf()];
+    const asText = [...personRow(f, a), '01812345678'];
+    const phoneNumber = [...personRow(f, b)] as Array<string | number>;
+    phoneNumber[3] = 1712345678;
+    const mobileNumber = [...personRow(f, c), 1812345678];
+    const file = await workbookOf([asText, phoneNumber, mobileNumber], '00000000000');
+    const res = await importFile(ctx, f.admin, file, { filename: 'contacts.xlsx', contentType: XLSX });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('Import failed: nothing was written');
+    const hint = (column: string, value: string) =>
+      `The ${column} cell is a number in the workbook (${value}), which loses a leading 0 or +: format the ${column} column as Text and type the numbers again`;
+    expect(res.body.errors).toEqual([
+      { row: 3, field: 'phone', message: hint('phone', '1712345678') },
+      { row: 4, field: 'mobile', message: hint('mobile', '1812345678') },
+    ]);
+    expect(Number((await ctx.db('users').whereIn('service_no', [a, b, c]).count({ n: '*' }).first())?.n)).toBe(0);
+  });
+
+  it('takes a phone typed as text, and a service number held as a number as its digits', async () => {
+    const a = tagOf();
+    const digits = Number(`9${String(Date.now()).slice(-9)}`);
+    const row = [...personRow(f, a), '01812345678'] as Array<string | number>;
+    row[1] = digits;
+    const file = await workbookOf([row]);
+    const res = await importFile(ctx, f.admin, file, { filename: 'contacts.xlsx', contentType: XLSX });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ created: 1, failed: 0 });
+    const stored = await ctx.db('users').where({ service_no: String(digits) }).first('phone', 'mobile');
+    expect(stored).toEqual({ phone: '01700000000', mobile: '01812345678' });
+  });
+});
