@@ -9,8 +9,6 @@ export function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** How often `due` reads the clock: a cheap counter in between. */
-const CHECK_EVERY = 64;
 
 /**
  * A pass in slices of about `sliceMs` of work each: after each item, `if (slices.due()) await
@@ -21,11 +19,15 @@ export class TimeSlices {
   private started = performance.now();
   private count = 0;
 
-  constructor(private readonly sliceMs = 10) {}
+  /** `checkEvery`: how often `due` reads the clock, a cheap counter in between (1 for items that are themselves large, chunks of rows). */
+  constructor(
+    private readonly sliceMs = 10,
+    private readonly checkEvery = 64,
+  ) {}
 
-  /** Whether this slice has used its time (the clock is read every CHECK_EVERY calls). */
+  /** Whether this slice has used its time (the clock is read every `checkEvery` calls). */
   due(): boolean {
-    if (++this.count < CHECK_EVERY) return false;
+    if (++this.count < this.checkEvery) return false;
     this.count = 0;
     return performance.now() - this.started >= this.sliceMs;
   }

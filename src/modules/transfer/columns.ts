@@ -50,7 +50,7 @@ const KNOWN = new Map<string, Column>(
  * `SERVICENO` are one column, and so are `E-mail` and `email`.
  */
 function keyOf(header: string): string {
-  return header.toLowerCase().replace(/[\s_.\-]+/g, '');
+  return header.toLowerCase().replace(/[\s_.-]+/g, '');
 }
 
 /** Where each known column is in a file, and the headers that name none (ignored). */

@@ -4,7 +4,7 @@ import { dialectOf, type Db, type Queryable } from '../../../lib/db';
 import { BACKLOG_TABLE, contactGrams, contactGramsView, SEARCH_FIELDS, type SearchableFields } from '../search/grams';
 import { computePreorder, ORD_LIMIT, writeLabels } from './labels';
 import { changeStamp, lockedChange, markSearchChanged } from './lock';
-import { sortNameOf } from './order';
+import { sortNameOf } from './keys';
 
 /**
  * The directory's derived columns checked against the rows they derive from, and rebuilt from

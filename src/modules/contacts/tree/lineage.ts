@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
 import { nullableId } from '../../../lib/rows';
-import { subtreeEnd } from './order';
+import { subtreeEnd } from './keys';
 import type { OrdRange } from '../domain/filters';
 
 /** A contact and its parent, as a walk up the tree needs them. */

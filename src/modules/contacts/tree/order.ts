@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import type { Queryable } from '../../../lib/db';
 import { compareCodePoints } from '../../../lib/text';
+import { subtreeEnd } from './keys';
 import { chunks } from '../../../lib/chunks';
+import { TimeSlices } from '../../../lib/yield';
 import { lastLabelBefore, makeRoom } from './gaps';
 import { ORD_LIMIT, ORD_STEP, writeLabels } from './labels';
 import { changeStamp } from './lock';
@@ -40,21 +41,6 @@ interface SubtreeToPlace {
   sortName: string;
   /** the subtree's rows in pre-order, the root first, with their current depth */
   rows: OrderedRow[];
-}
-
-/** The sibling-order key of a name: lower case, cut to 255 code points (lower-casing can lengthen a name). */
-export function sortNameOf(name: string): string {
-  return Array.from(name.toLowerCase()).slice(0, 255).join('');
-}
-
-/** Label of the first row after the subtree that starts at (ord, depth); ORD_LIMIT if none. */
-export async function subtreeEnd(db: Queryable, ord: number, depth: number): Promise<number> {
-  const next = await db('users')
-    .where('tree_ord', '>', ord)
-    .andWhere('depth', '<=', depth)
-    .orderBy('tree_ord')
-    .first('tree_ord');
-  return next ? Number(next.tree_ord) : ORD_LIMIT;
 }
 
 export class TreeOrder {
@@ -168,22 +154,25 @@ export class TreeOrder {
     // stand-in ids above every real id: each new root sorts after its placed namesakes, the new
     // roots keep the order given, and no new row is taken for a row of the table
     const keys: number[] = [];
-    const toPlace: SubtreeToPlace[] = subtrees.map((s) => {
+    const slices = new TimeSlices();
+    const toPlace: SubtreeToPlace[] = [];
+    for (const s of subtrees) {
       const rows = s.rows.map((r) => ({ id: NEW_ROW_ID + keys.push(r.key) - 1, depth: r.depth }));
-      return { id: rows[0].id, sortName: s.sortName, rows };
-    });
+      toPlace.push({ id: rows[0].id, sortName: s.sortName, rows });
+      if (slices.due()) await slices.pause();
+    }
     const labels = new Map<number, { tree_ord: number; depth: number }>();
     for (const l of await this.labelsAmongSiblings(parentId, toPlace, false)) {
       labels.set(keys[l.id - NEW_ROW_ID], { tree_ord: l.tree_ord, depth: l.depth });
+      if (slices.due()) await slices.pause();
     }
     return labels;
   }
 
   /**
-   * Steps 2 and 3 of placing subtrees (taken out of the order, sorted) under `parentId`. Rows
-   * in the table (`write`) are labelled group by group, so that each gap is measured with the
-   * groups before it in place. New rows (not `write`) stay in memory: they are the `virtual` rows
-   * that makeRoom relabels with the table's, and their labels are returned.
+   * Steps 2 and 3 of placing subtrees (taken out of the order, sorted) under `parentId`: rows of
+   * the table (`write`) labelled group by group, each gap measured with the groups before it in
+   * place; new rows kept in memory (makeRoom's `virtual` rows), their labels returned.
    */
   private async labelsAmongSiblings(
     parentId: number | null,
@@ -205,11 +194,14 @@ export class TreeOrder {
 
     // 3. Fill each gap, making room where it is too narrow.
     const virtual = new Map<number, OrderedRow & { tree_ord: number }>();
+    // an import's 100,000 new rows: in slices that let other requests run
+    const slices = new TimeSlices();
     for (const group of groups) {
       const rows: OrderedRow[] = [];
       for (const s of group.subtrees) {
         const shift = baseDepth - s.rows[0].depth;
         for (const r of s.rows) rows.push({ id: r.id, depth: r.depth + shift });
+        if (slices.due()) await slices.pause();
       }
       let after: number;
       if (group.nextId !== null) {
@@ -225,7 +217,12 @@ export class TreeOrder {
       if (spacing < 1) ({ before, spacing } = await makeRoom(this.trx, before, after, rows.length, virtual));
       const labelled = rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) }));
       if (write) await writeLabels(this.trx, labelled);
-      else for (const l of labelled) virtual.set(l.id, l);
+      else {
+        for (const l of labelled) {
+          virtual.set(l.id, l);
+          if (slices.due()) await slices.pause();
+        }
+      }
     }
     return [...virtual.values()];
   }

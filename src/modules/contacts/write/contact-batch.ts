@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../../lib/db';
 import { AppError } from '../../../lib/errors';
+import { TimeSlices } from '../../../lib/yield';
 import type { Actor, AuditEntry, AuditTrail } from '../../audit';
 import { checkContacts } from './contact-rules';
 import { changeDirectory } from './uniqueness';
@@ -35,11 +36,14 @@ export async function writeBatch(
   trx: Knex.Transaction,
   batch: WritableBatch,
 ): Promise<BatchWritten | RuleFailure> {
-  const created = await insertContactForest(
-    trx,
-    // a batch without failures has every field a new contact needs (its writer checked them)
-    batch.creates.map((c) => ({ ...c.contact, password_hash: c.passwordHash ?? null, parent: c.parent }) as ForestContact),
-  );
+  // a batch without failures has every field a new contact needs (its writer checked them)
+  const contacts: ForestContact[] = [];
+  const slices = new TimeSlices();
+  for (const c of batch.creates) {
+    contacts.push({ ...c.contact, password_hash: c.passwordHash ?? null, parent: c.parent } as ForestContact);
+    if (slices.due()) await slices.pause();
+  }
+  const created = await insertContactForest(trx, contacts);
   for (const c of parentsFirst(batch.changes)) {
     const changes: ContactChanges = { ...c.changes };
     if (c.parent !== undefined) changes.parent_id = c.parent === null ? null : 'id' in c.parent ? c.parent.id : created.get(c.parent.serviceNo)!;

@@ -5,7 +5,8 @@ import type { UserRow } from '../read/users.queries';
 import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from '../search/grams';
 import { lineageOf } from '../tree/lineage';
 import { changeStamp, markSearchChanged } from '../tree/lock';
-import { sortNameOf, TreeOrder } from '../tree/order';
+import { sortNameOf } from '../tree/keys';
+import { TreeOrder } from '../tree/order';
 
 /**
  * Every write to a contact row that can touch the tree goes through here, inside a

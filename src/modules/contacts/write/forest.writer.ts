@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { writeRows } from '../../../lib/db';
+import { TimeSlices } from '../../../lib/yield';
 import { compareCodePoints } from '../../../lib/text';
 import { ROLE_ID } from '../../access';
 import { addToSearchBacklog } from '../search/backlog';
 import { changeStamp, markSearchChanged } from '../tree/lock';
-import { sortNameOf, TreeOrder } from '../tree/order';
+import { sortNameOf } from '../tree/keys';
+import { TreeOrder } from '../tree/order';
 import type { ContactInsert } from './contact.writer';
 
 /** A new contact of a forest: its parent is a contact already in the directory, another new one (by service number), or none. */
@@ -41,10 +43,19 @@ interface Node {
 export async function insertContactForest(trx: Knex.Transaction, contacts: readonly ForestContact[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   if (contacts.length === 0) return ids;
-  const nodes: Node[] = contacts.map((contact, index) => ({ index, contact, sortName: sortNameOf(contact.name), children: [], level: 0 }));
-  const byServiceNo = new Map(nodes.map((n) => [n.contact.service_no, n]));
+  // 100,000 contacts take a second or more of work here: in slices that let other requests run
+  const slices = new TimeSlices();
+  const nodes: Node[] = [];
+  const byServiceNo = new Map<string, Node>();
+  for (const [index, contact] of contacts.entries()) {
+    const node = { index, contact, sortName: sortNameOf(contact.name), children: [], level: 0 };
+    nodes.push(node);
+    byServiceNo.set(contact.service_no, node);
+    if (slices.due()) await slices.pause();
+  }
   const rootsByParent = new Map<number | null, Node[]>();
   for (const node of nodes) {
+    if (slices.due()) await slices.pause();
     const parent = node.contact.parent;
     if (parent && 'serviceNo' in parent) {
       const p = byServiceNo.get(parent.serviceNo);
@@ -64,7 +75,11 @@ export async function insertContactForest(trx: Knex.Transaction, contacts: reado
   const labels = new Map<number, { tree_ord: number; depth: number }>();
   for (const [parentId, roots] of rootsByParent) {
     roots.sort(bySiblingOrder);
-    const subtrees = roots.map((root) => ({ sortName: root.sortName, rows: preorder(root, bySiblingOrder) }));
+    const subtrees: Array<{ sortName: string; rows: Array<{ key: number; depth: number }> }> = [];
+    for (const root of roots) {
+      subtrees.push({ sortName: root.sortName, rows: preorder(root, bySiblingOrder) });
+      if (slices.due()) await slices.pause();
+    }
     for (const [key, label] of await tree.labelsForNew(parentId, subtrees)) labels.set(key, label);
   }
 
@@ -76,7 +91,11 @@ export async function insertContactForest(trx: Knex.Transaction, contacts: reado
   for (const level of levels) {
     level.sort((a, b) => labels.get(a.index)!.tree_ord - labels.get(b.index)!.tree_ord);
     for (const chunk of chunks(level, INSERT_ROWS)) {
-      const rows = chunk.map((n) => rowOf(n, labels.get(n.index)!, ids, now, stamp));
+      const rows: Array<Record<string, unknown>> = [];
+      for (const n of chunk) {
+        rows.push(rowOf(n, labels.get(n.index)!, ids, now, stamp));
+        if (slices.due()) await slices.pause();
+      }
       await writeRows(trx, 'users', rows);
       const written = await trx('users').whereIn('service_no', chunk.map((n) => n.contact.service_no)).select('id', 'service_no');
       for (const r of written) ids.set(String(r.service_no), Number(r.id));

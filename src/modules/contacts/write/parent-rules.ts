@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import { BadRequestError } from '../../../lib/errors';
+import { TimeSlices } from '../../../lib/yield';
 import { findUserRows } from '../read/users.queries';
 import { lineageOf } from '../tree/lineage';
 import type { PlannedChange, RuleCode, RuleFailure, Subject } from './contact-change';
 
 /**
  * Each parent given is an active contact of the directory or a new contact of the batch, of
- * the contact's organization, in the unit the contact will be in, and following parents up from it (the batch's new ones
- * where it changes them, the directory's elsewhere) never comes back to it.
+ * the contact's organization, in the unit the contact will be in, and following parents up
+ * from it (the batch's new ones where it changes them, the directory's elsewhere) never comes
+ * back to it. A batch of 100,000 is checked in slices that let other requests run.
  */
 export async function checkParents(trx: Knex.Transaction, subjects: Subject[], failures: RuleFailure[]): Promise<void> {
   const moving = subjects.filter((s) => s.parent);
@@ -29,7 +31,10 @@ export async function checkParents(trx: Knex.Transaction, subjects: Subject[], f
     return lineage.get(node)?.parent_id ?? null;
   };
 
+  const slices = new TimeSlices();
+  const placed: Subject[] = [];
   for (const s of moving) {
+    if (slices.due()) await slices.pause();
     const ref = s.parent!;
     let unit: number | undefined;
     let organization: number | undefined;
@@ -59,17 +64,27 @@ export async function checkParents(trx: Knex.Transaction, subjects: Subject[], f
       fail(s, 'parent_unit', 'Parent must belong to the same unit');
       continue;
     }
-    // walk up from the contact; a walk that meets the contact again is a cycle through it
-    const start = nodeOf(s);
-    const seen = new Set<number | string>([start]);
-    for (let at = up(start); at !== null; at = up(at)) {
-      if (at === start) {
-        fail(s, 'parent_cycle', 'Cannot move a contact under itself or one of its descendants');
-        break;
-      }
-      if (seen.has(at)) break; // a cycle above it, reported on its own members
-      seen.add(at);
+    placed.push(s);
+  }
+
+  // cycles, each node walked once: 1 while on the walk being made, 2 once known to end at a
+  // root or in a cycle already seen; a walk that meets its own nodes again closes a cycle
+  const state = new Map<number | string, 1 | 2>();
+  const inCycle = new Set<number | string>();
+  for (const s of placed) {
+    if (slices.due()) await slices.pause();
+    const walk: Array<number | string> = [];
+    let at: number | string | null = nodeOf(s);
+    while (at !== null && !state.has(at)) {
+      state.set(at, 1);
+      walk.push(at);
+      at = up(at);
     }
+    if (at !== null && state.get(at) === 1) for (let i = walk.indexOf(at); i < walk.length; i++) inCycle.add(walk[i]);
+    for (const node of walk) state.set(node, 2);
+  }
+  for (const s of placed) {
+    if (inCycle.has(nodeOf(s))) fail(s, 'parent_cycle', 'Cannot move a contact under itself or one of its descendants');
   }
 }
 
@@ -77,13 +92,19 @@ export async function checkParents(trx: Knex.Transaction, subjects: Subject[], f
 export function parentsFirst(changes: readonly PlannedChange[]): PlannedChange[] {
   const byId = new Map(changes.map((c) => [c.current.id, c]));
   const level = new Map<PlannedChange, number>();
-  const levelOf = (c: PlannedChange, depth = 0): number => {
-    if (level.has(c)) return level.get(c)!;
-    const parent = c.parent && 'id' in c.parent ? byId.get(c.parent.id) : undefined;
-    // the batch has no cycle here (checkContacts refused it); the depth bound keeps a bad caller finite
-    const l = parent && depth < changes.length ? levelOf(parent, depth + 1) + 1 : 0;
-    level.set(c, l);
-    return l;
-  };
-  return [...changes].sort((a, b) => levelOf(a) - levelOf(b));
+  for (const c of changes) {
+    // up the batch's own parents to one whose level is known (or none), then down again; the
+    // batch has no cycle here (checkContacts refused it), and `seen` keeps a bad caller finite
+    const chain: PlannedChange[] = [];
+    const seen = new Set<PlannedChange>();
+    let at: PlannedChange | undefined = c;
+    while (at && !level.has(at) && !seen.has(at)) {
+      seen.add(at);
+      chain.push(at);
+      at = at.parent && 'id' in at.parent ? byId.get(at.parent.id) : undefined;
+    }
+    let l = at && level.has(at) ? level.get(at)! : -1;
+    for (let i = chain.length - 1; i >= 0; i--) level.set(chain[i], ++l);
+  }
+  return [...changes].sort((a, b) => level.get(a)! - level.get(b)!);
 }
