@@ -10,6 +10,6 @@ export { authenticate, requirePermission, sessionLoader, type SessionLoader, typ
 export { permissionList, writeGrants } from './grants';
 export { PasswordHasher } from './passwords';
 export { bumpVersion, versionedChange, type ReadVersion, type VersionPrecondition } from './read-versions';
-export { assertRoleWithinReach } from './privilege';
+export { assertRoleWithinReach, reachesEveryOrganization } from './privilege';
 export { BUILT_IN_ROLE_IDS, ROLE_ID } from './roles';
 export { TokenService, type TokenSettings, type TokenSubject } from './tokens';

@@ -5,7 +5,7 @@ import { actorOf } from '../audit';
 import { versionPreconditions } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
 import { idParamRule, inputOf, paginationRules, stringRule, validate } from '../../lib/http/validate';
-import { authOf, conditionalRead, requirePermission } from '../access';
+import { authOf, conditionalRead, reachesEveryOrganization, requirePermission } from '../access';
 import { organizations, REFERENCE_RESOURCES, type ResourceSpec } from './reference.resources';
 import { REFERENCE_PAGE, type ListInput, type ReferenceService, type Values } from './reference.service';
 import type { RoleInput, RolesService } from './roles.service';
@@ -122,7 +122,7 @@ export function referenceRouter(services: ReferenceServices, requireAuth: Reques
   // a caller who does not manage organizations sees only the own one
   const ownOrganization = (req: Parameters<RequestHandler>[0]) => {
     const auth = authOf(req);
-    return auth.permissions.has('organizations.manage') ? null : auth.organizationId;
+    return reachesEveryOrganization(auth) ? null : auth.organizationId;
   };
   router.use('/organizations', resourceRouter(service, organizations, requireAuth, 'organizations.manage', ownOrganization));
   router.use('/roles', rolesRouter(roles, requireAuth, conditionalRead(referenceTag)));

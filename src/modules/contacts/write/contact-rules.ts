@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type AppError, type FieldError } from '../../../lib/errors';
-import { assertRoleWithinReach, type AuthContext } from '../../access';
+import { assertRoleWithinReach, reachesEveryOrganization, type AuthContext } from '../../access';
 import { findUserRows } from '../read/users.queries';
 import { subjectsOf, type ContactBatch, type RuleFailure, type Subject } from './contact-change';
 import type { ContactChanges } from './contact.writer';
@@ -53,14 +53,6 @@ export function throwFirst(failures: readonly RuleFailure[]): void {
   const unknown = failures.filter((f) => f.code === 'reference' && f.error instanceof ValidationError);
   if (unknown.length === 0) throw first.error;
   throw new ValidationError(unknown.flatMap((f) => f.error.errors ?? []));
-}
-
-/**
- * Whether the caller's writes reach every organization (a Super_admin's: docs/api.md, "Who
- * may write what"). Anyone else changes the contacts of the own organization only.
- */
-export function reachesEveryOrganization(actor: AuthContext): boolean {
-  return actor.permissions.has('organizations.manage');
 }
 
 /** Of the given contacts, those outside the caller's reach by organization. */
