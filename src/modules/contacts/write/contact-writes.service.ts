@@ -157,10 +157,11 @@ export class ContactWrites {
   async bulkDelete(ids: number[], actor: Actor) {
     if (ids.includes(actor.userId)) throw new BadRequestError('You cannot delete your own account');
     const deleted = await changeDirectory(this.db, async (trx) => {
-      if (outsideOrganization(actor, await findUserRows(trx, ids)).length > 0) throw OUTSIDE;
+      const named = await findUserRows(trx, ids);
+      if (outsideOrganization(actor, named).length > 0) throw OUTSIDE;
       const { removed, orphans } = await deactivateContacts(trx, ids);
-      const rows = await findUserRows(trx, removed);
-      for (const group of byOrganization(rows)) {
+      const done = new Set(removed);
+      for (const group of byOrganization(named.filter((r) => done.has(r.id)))) {
         const contactIds = group.map((r) => r.id);
         const entry = { action: 'contact.bulk_delete', targetType: 'contact', targetId: null, targetIds: contactIds };
         await this.audit.record(trx, actor, { ...entry, organizationId: group[0].organization_id, changes: { is_active: [true, false] }, details: { contact_ids: contactIds } });
