@@ -52,11 +52,12 @@ export function epochOf(value: unknown): number | null {
 }
 
 /**
- * The raw users row of `id`, without its order label: a change anywhere in the directory may
- * renumber labels (other test files change the shared MySQL database at the same time).
+ * The raw users row of `id`, without its order label and the change stamp that comes with it:
+ * a change anywhere in the directory may renumber labels, and a renumbered row is stamped
+ * (other test files change the shared MySQL database at the same time).
  */
 export async function userRow(ctx: TestContext, id: number): Promise<Record<string, unknown>> {
-  const { tree_ord: _label, ...rest } = await ctx.db('users').where({ id }).first();
+  const { tree_ord: _label, change_version: _stamp, ...rest } = await ctx.db('users').where({ id }).first();
   return rest;
 }
 
