@@ -1,8 +1,7 @@
-import type { Knex } from 'knex';
-import type { Queryable } from '../../lib/db';
-import { toIsoRequired } from '../../lib/time';
+import type { ParentRelation, ResourceDef } from '../../lib/crud';
+import { createRules, listRules, updateRules } from './locations.validators';
 
-export type Row = Record<string, unknown>;
+export const LOCATIONS_PAGE = { defaultLimit: 50, maxLimit: 500 };
 
 /** What one level of the country > division > district > thana hierarchy is called and hangs from. */
 export interface LevelDef {
@@ -62,27 +61,42 @@ export const LEVELS: readonly LevelDef[] = [countries, divisions, districts, tha
 export const parentNameField = (level: LevelDef): string | null =>
   level.parent ? `${level.parent.level.singular}_name` : null;
 
-/** The level's rows (aliased `t`) with the parent's name joined in. */
-export function baseQuery(db: Queryable, level: LevelDef): Knex.QueryBuilder {
-  const q = db(`${level.table} as t`).select('t.*');
-  if (level.parent) {
-    q.join(`${level.parent.level.table} as p`, 'p.id', `t.${level.parent.key}`).select(`p.name as ${parentNameField(level)}`);
-  }
-  return q;
-}
-
-/** A row as the API shows it: snake_case, integer ids, is_active as 1/0, ISO timestamps. */
-export function toRecord(level: LevelDef, row: Row): Row {
-  const parent = level.parent
-    ? { [level.parent.key]: Number(row[level.parent.key]), [parentNameField(level)!]: row[parentNameField(level)!] }
-    : {};
+/**
+ * Every level is the same kind of record (lib/crud): id, the parent's id and name, name, code,
+ * is_active, timestamps. The name is unique under its parent, compared as stored (binary
+ * collation on MySQL, BINARY on SQLite, as the table's key compares); the parent must exist and
+ * be active; a delete is soft, and the level lists the children of one parent.
+ */
+function resourceOf(level: LevelDef, above: ResourceDef | undefined): ResourceDef {
+  if (level.parent && !above) throw new Error(`the level above ${level.plural} comes first in LEVELS`);
+  const parent: ParentRelation | undefined =
+    level.parent && above ? { resource: above, key: level.parent.key, nameField: parentNameField(level)!, checked: true, byParent: true } : undefined;
   return {
-    id: Number(row.id),
-    ...parent,
-    name: row.name,
-    code: row.code ?? null,
-    is_active: Number(row.is_active) ? 1 : 0,
-    created_at: toIsoRequired(row.created_at),
-    updated_at: toIsoRequired(row.updated_at),
+    table: level.table,
+    plural: level.plural,
+    singular: level.singular,
+    label: level.label,
+    fields: {
+      id: 'int',
+      ...(parent && { [parent.key]: 'int', [parent.nameField]: 'text' }),
+      name: 'text',
+      code: 'text?',
+      is_active: 'flag',
+      created_at: 'time',
+      updated_at: 'time',
+    },
+    parent,
+    search: ['name', 'code'],
+    orderBy: ['name'],
+    page: LOCATIONS_PAGE,
+    rules: { list: listRules(level), create: createRules(level), update: updateRules(level) },
+    unique: [{ columns: parent ? [parent.key, 'name'] : ['name'], message: level.duplicateMessage, exact: true }],
+    active: 'is_active',
   };
 }
+
+const resources = new Map<LevelDef, ResourceDef>();
+for (const level of LEVELS) resources.set(level, resourceOf(level, level.parent ? resources.get(level.parent.level) : undefined));
+
+/** The engine's definition of each level, top down. */
+export const LEVEL_RESOURCES: readonly ResourceDef[] = [...resources.values()];

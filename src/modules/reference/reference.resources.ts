@@ -1,29 +1,22 @@
-import { body, query, type ValidationChain } from 'express-validator';
 import type { Knex } from 'knex';
+import type { ParentResource, ResourceDef, Values } from '../../lib/crud';
 import { BadRequestError, ConflictError, ValidationError } from '../../lib/errors';
-import { intRule, stringRule } from '../../lib/http/validate';
-import { toIsoRequired } from '../../lib/time';
-import type { ResourceDef, Values } from './reference.service';
 import { nullableId } from '../../lib/rows';
+import { departmentRules, namedRules, rankRules, unitRules } from './reference.validators';
 
-const nullable = (v: unknown) => (v === null || v === undefined ? null : v);
-const times = (row: Values) => ({
-  created_at: toIsoRequired(row.created_at),
-  updated_at: toIsoRequired(row.updated_at),
-});
+export const REFERENCE_PAGE = { defaultLimit: 50, maxLimit: 500 };
 
+/** A reference resource: its definition for the engine (lib/crud), and the permission that changes it. */
 export interface ResourceSpec {
   def: ResourceDef;
-  createRules: ValidationChain[];
-  updateRules: ValidationChain[];
-  listRules: ValidationChain[];
+  writePermission: string;
 }
 
-const nameAndCode = (required: boolean, nameMax: number) => [
-  stringRule(body('name'), 'Name', { required, min: 2, max: nameMax }),
-  // an empty code means "no code" (so two records without one do not collide)
-  stringRule(body('code'), 'Code', { max: 30, nullable: true, emptyAsNull: true }),
-];
+/** What every reference resource shares: searched by name and code, listed by name, 50 a page. */
+const common = { search: ['name', 'code'], orderBy: ['name'], page: REFERENCE_PAGE };
+const times = { created_at: 'time', updated_at: 'time' } as const;
+
+const UNIT: ParentResource = { table: 'units', singular: 'unit', label: 'Unit' };
 
 /** Walks up the unit tree from `parentId` (no recursion): placing `id` there must not close a loop. */
 async function checkUnitParent(trx: Knex.Transaction, values: Values, id: number | null): Promise<void> {
@@ -43,24 +36,13 @@ async function checkUnitParent(trx: Knex.Transaction, values: Values, id: number
 
 export const units: ResourceSpec = {
   def: {
-    table: 'units',
+    ...UNIT,
+    ...common,
     plural: 'units',
-    singular: 'unit',
-    label: 'Unit',
-    baseQuery: (db) =>
-      db('units as t').leftJoin('units as p', 'p.id', 't.parent_id').select('t.*', 'p.name as parent_name'),
-    toRecord: (row) => ({
-      id: Number(row.id),
-      name: row.name,
-      code: nullable(row.code),
-      parent_id: nullableId(row.parent_id),
-      parent_name: nullable(row.parent_name),
-      description: nullable(row.description),
-      ...times(row),
-    }),
-    searchColumns: ['name', 'code'],
-    orderBy: ['name'],
-    filters: { parent_id: 'parent_id', code: 'code' },
+    fields: { id: 'int', name: 'text', code: 'text?', parent_id: 'int?', parent_name: 'text?', description: 'text?', ...times },
+    parent: { resource: UNIT, key: 'parent_id', nameField: 'parent_name', optional: true },
+    filters: ['code'],
+    rules: unitRules,
     unique: [
       { columns: ['name'], message: 'A unit with this name already exists' },
       { columns: ['code'], message: 'A unit with this code already exists' },
@@ -70,51 +52,24 @@ export const units: ResourceSpec = {
       { table: 'departments', column: 'unit_id' },
       { table: 'units', column: 'parent_id' },
     ],
-    checkReferences: checkUnitParent,
+    check: checkUnitParent,
   },
-  createRules: [
-    ...nameAndCode(true, 150),
-    intRule(body('parent_id'), 'parent_id', { nullable: true }),
-    stringRule(body('description'), 'Description', { max: 500, nullable: true }),
-  ],
-  updateRules: [
-    ...nameAndCode(false, 150),
-    intRule(body('parent_id'), 'parent_id', { nullable: true }),
-    stringRule(body('description'), 'Description', { max: 500, nullable: true }),
-  ],
-  listRules: [
-    // parent_id=null lists the top-level units
-    query('parent_id')
-      .optional()
-      .custom((v) => v === 'null' || (typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v)))
-      .withMessage('parent_id must be a positive integer or null')
-      .bail()
-      .customSanitizer((v: string) => (v === 'null' ? null : Number(v))),
-    stringRule(query('code'), 'code', { max: 30 }),
-  ],
+  writePermission: 'reference.write',
 };
 
 export const departments: ResourceSpec = {
   def: {
+    ...common,
     table: 'departments',
     plural: 'departments',
     singular: 'department',
     label: 'Department',
-    baseQuery: (db) => db('departments as t').join('units as u', 'u.id', 't.unit_id').select('t.*', 'u.name as unit_name'),
-    toRecord: (row) => ({
-      id: Number(row.id),
-      unit_id: Number(row.unit_id),
-      unit_name: row.unit_name,
-      name: row.name,
-      code: nullable(row.code),
-      ...times(row),
-    }),
-    searchColumns: ['name', 'code'],
-    orderBy: ['name'],
-    filters: { unit_id: 'unit_id' },
+    fields: { id: 'int', unit_id: 'int', unit_name: 'text', name: 'text', code: 'text?', ...times },
+    parent: { resource: UNIT, key: 'unit_id', nameField: 'unit_name' },
+    rules: departmentRules,
     unique: [{ columns: ['unit_id', 'name'], message: 'A department with this name already exists in this unit' }],
     usedBy: [{ table: 'users', column: 'department_id' }],
-    async checkReferences(trx, values, id) {
+    async check(trx, values, id) {
       if (!(await trx('units').where({ id: values.unit_id as number }).first('id'))) {
         throw ValidationError.field('unit_id', 'Unknown unit');
       }
@@ -127,60 +82,45 @@ export const departments: ResourceSpec = {
       }
     },
   },
-  createRules: [...nameAndCode(true, 150), intRule(body('unit_id'), 'unit_id', { required: true })],
-  updateRules: [...nameAndCode(false, 150), intRule(body('unit_id'), 'unit_id')],
-  listRules: [intRule(query('unit_id'), 'unit_id')],
+  writePermission: 'reference.write',
 };
 
 export const designations: ResourceSpec = {
   def: {
+    ...common,
     table: 'designations',
     plural: 'designations',
     singular: 'designation',
     label: 'Designation',
-    baseQuery: (db) => db('designations as t').select('t.*'),
-    toRecord: (row) => ({ id: Number(row.id), name: row.name, code: nullable(row.code), ...times(row) }),
-    searchColumns: ['name', 'code'],
-    orderBy: ['name'],
-    filters: {},
+    fields: { id: 'int', name: 'text', code: 'text?', ...times },
+    rules: namedRules(),
     unique: [
       { columns: ['name'], message: 'A designation with this name already exists' },
       { columns: ['code'], message: 'A designation with this code already exists' },
     ],
     usedBy: [{ table: 'users', column: 'designation_id' }],
   },
-  createRules: nameAndCode(true, 150),
-  updateRules: nameAndCode(false, 150),
-  listRules: [],
+  writePermission: 'reference.write',
 };
 
 export const ranks: ResourceSpec = {
   def: {
+    ...common,
     table: 'ranks',
     plural: 'ranks',
     singular: 'rank',
     label: 'Rank',
-    baseQuery: (db) => db('ranks as t').select('t.*'),
-    toRecord: (row) => ({
-      id: Number(row.id),
-      name: row.name,
-      code: nullable(row.code),
-      level: Number(row.level),
-      ...times(row),
-    }),
-    searchColumns: ['name', 'code'],
+    fields: { id: 'int', name: 'text', code: 'text?', level: 'int', ...times },
+    // seniority first: 1 is the most senior
     orderBy: ['level', 'name'],
-    filters: {},
+    rules: rankRules,
     unique: [
       { columns: ['name'], message: 'A rank with this name already exists' },
       { columns: ['code'], message: 'A rank with this code already exists' },
     ],
     usedBy: [{ table: 'users', column: 'rank_id' }],
   },
-  // seniority: 1 is the most senior
-  createRules: [...nameAndCode(true, 100), intRule(body('level'), 'level', { required: true, min: 1, max: 1000 })],
-  updateRules: [...nameAndCode(false, 100), intRule(body('level'), 'level', { min: 1, max: 1000 })],
-  listRules: [],
+  writePermission: 'reference.write',
 };
 
 export const REFERENCE_RESOURCES = [units, departments, designations, ranks];
@@ -188,17 +128,16 @@ export const REFERENCE_RESOURCES = [units, departments, designations, ranks];
 /** The organization that stands for "no other one given" (password-change records default to it). */
 export const DEFAULT_ORGANIZATION_ID = 1;
 
+/** Organizations: changed with `organizations.manage`; the router narrows what others read to their own. */
 export const organizations: ResourceSpec = {
   def: {
+    ...common,
     table: 'organizations',
     plural: 'organizations',
     singular: 'organization',
     label: 'Organization',
-    baseQuery: (db) => db('organizations as t').select('t.*'),
-    toRecord: (row) => ({ id: Number(row.id), name: row.name, code: nullable(row.code), ...times(row) }),
-    searchColumns: ['name', 'code'],
-    orderBy: ['name'],
-    filters: { id: 'id' },
+    fields: { id: 'int', name: 'text', code: 'text?', ...times },
+    rules: namedRules(),
     unique: [
       { columns: ['name'], message: 'An organization with this name already exists' },
       { columns: ['code'], message: 'An organization with this code already exists' },
@@ -210,7 +149,5 @@ export const organizations: ResourceSpec = {
       }
     },
   },
-  createRules: nameAndCode(true, 150),
-  updateRules: nameAndCode(false, 150),
-  listRules: [],
+  writePermission: 'organizations.manage',
 };

@@ -1,17 +1,14 @@
 import { Router, type Request, type RequestHandler } from 'express';
-import { body, param, query } from 'express-validator';
-import { NotFoundError } from '../../lib/errors';
-import { actorOf } from '../audit';
+import { crudRouter, type CrudRoutes } from '../../lib/crud';
 import { versionPreconditions } from '../../lib/http/conditional';
 import { sendSuccess } from '../../lib/http/respond';
-import { idParamRule, inputOf, paginationRules, stringRule, validate } from '../../lib/http/validate';
+import { inputOf, validate } from '../../lib/http/validate';
+import { actorOf, type Actor } from '../audit';
 import { authOf, conditionalRead, reachesEveryOrganization, requirePermission } from '../access';
 import { organizations, REFERENCE_RESOURCES, type ResourceSpec } from './reference.resources';
-import { REFERENCE_PAGE, type ListInput, type ReferenceService, type Values } from './reference.service';
-import type { RoleInput, RolesService } from './roles.service';
-import { capitalized } from '../../lib/text';
-
-const idRules = [idParamRule(param('id'), 'id')];
+import type { RoleInput, RolesService } from './reference.roles';
+import type { ReferenceService } from './reference.service';
+import { idRules, roleRules } from './reference.validators';
 
 /**
  * Reads answer an ETag from the reference data's version (`r<version>`), and 304 to a matching
@@ -21,66 +18,6 @@ const idRules = [idParamRule(param('id'), 'id')];
 const TAG = 'r';
 const referenceTag = (req: Request) => `${TAG}${authOf(req).versions.reference}`;
 const ifAsRead = (req: Request) => versionPreconditions(req, TAG);
-const listRules = (spec: ResourceSpec) => [
-  ...paginationRules(REFERENCE_PAGE.maxLimit),
-  stringRule(query('search'), 'search', { max: 100 }),
-  ...spec.listRules,
-];
-
-/**
- * The lists a frontend fills its forms from (docs/api.md, Reference data and roles): every signed-in user reads;
- * `writePermission` creates, updates and deletes. `scope` narrows what a caller may read.
- */
-function resourceRouter(
-  service: ReferenceService,
-  spec: ResourceSpec,
-  requireAuth: RequestHandler,
-  writePermission: string,
-  scope?: (req: Parameters<RequestHandler>[0]) => number | null,
-): Router {
-  const { def } = spec;
-  const plural = capitalized(def.plural);
-  const canWrite = requirePermission(writePermission);
-  const router = Router();
-  router.use(requireAuth);
-  const fresh = conditionalRead(referenceTag);
-
-  router.get('/', fresh, ...listRules(spec), validate, async (req, res) => {
-    const input = inputOf<ListInput>(req);
-    const only = scope?.(req);
-    const data = await service.list(def, only == null ? input : { ...input, id: only });
-    sendSuccess(res, 200, `${plural} retrieved successfully`, data);
-  });
-  router.get('/:id', fresh, ...idRules, validate, async (req, res) => {
-    const { id } = inputOf<{ id: number }>(req);
-    const only = scope?.(req);
-    if (only != null && only !== id) throw new NotFoundError(`${def.label} not found`);
-    sendSuccess(res, 200, `${def.label} retrieved successfully`, { [def.singular]: await service.get(def, id) });
-  });
-  router.post('/', canWrite, ...spec.createRules, validate, async (req, res) => {
-    const record = await service.create(def, inputOf<Values>(req), actorOf(req));
-    sendSuccess(res, 201, `${def.label} created successfully`, { [def.singular]: record });
-  });
-  router.put('/:id', canWrite, ...idRules, ...spec.updateRules, validate, async (req, res) => {
-    const { id, ...changes } = inputOf<Values & { id: number }>(req);
-    const record = await service.update(def, id, changes, actorOf(req), ifAsRead(req));
-    sendSuccess(res, 200, `${def.label} updated successfully`, { [def.singular]: record });
-  });
-  router.delete('/:id', canWrite, ...idRules, validate, async (req, res) => {
-    await service.remove(def, inputOf<{ id: number }>(req).id, actorOf(req), ifAsRead(req));
-    sendSuccess(res, 200, `${def.label} deleted successfully`);
-  });
-  return router;
-}
-
-const roleRules = (required: boolean) => [
-  stringRule(body('name'), 'Name', { required, min: 2, max: 50 }),
-  stringRule(body('description'), 'Description', { max: 255, nullable: true }),
-  body('permissions')
-    .optional()
-    .custom((v) => Array.isArray(v) && v.length <= 100 && v.every((p) => typeof p === 'string' && p.length <= 100))
-    .withMessage('permissions must be an array of permission names'),
-];
 
 function rolesRouter(roles: RolesService, requireAuth: RequestHandler, fresh: RequestHandler): Router {
   const canWrite = requirePermission('reference.write');
@@ -113,18 +50,31 @@ export interface ReferenceServices {
   roles: RolesService;
 }
 
+/** A caller who does not manage organizations reads only the own one. */
+function ownOrganization(req: Request): number | null {
+  const auth = authOf(req);
+  return reachesEveryOrganization(auth) ? null : auth.organizationId;
+}
+
+/**
+ * The lists a frontend fills its forms from (docs/api.md, Reference data and roles): every
+ * signed-in user reads; each resource's `writePermission` creates, updates and deletes. The
+ * resources' routes are the engine's (lib/crud).
+ */
 export function referenceRouter(services: ReferenceServices, requireAuth: RequestHandler): Router {
-  const { reference: service, roles } = services;
+  const { reference, roles } = services;
+  const read = conditionalRead(referenceTag);
+  const routes = (spec: ResourceSpec): CrudRoutes<Actor> => ({
+    read,
+    write: requirePermission(spec.writePermission),
+    conditionOf: ifAsRead,
+    actorOf,
+    scope: spec === organizations ? ownOrganization : undefined,
+  });
   const router = Router();
-  for (const spec of REFERENCE_RESOURCES) {
-    router.use(`/${spec.def.plural}`, resourceRouter(service, spec, requireAuth, 'reference.write'));
+  for (const spec of [...REFERENCE_RESOURCES, organizations]) {
+    router.use(`/${spec.def.plural}`, requireAuth, crudRouter(reference, spec.def, routes(spec)));
   }
-  // a caller who does not manage organizations sees only the own one
-  const ownOrganization = (req: Parameters<RequestHandler>[0]) => {
-    const auth = authOf(req);
-    return reachesEveryOrganization(auth) ? null : auth.organizationId;
-  };
-  router.use('/organizations', resourceRouter(service, organizations, requireAuth, 'organizations.manage', ownOrganization));
-  router.use('/roles', rolesRouter(roles, requireAuth, conditionalRead(referenceTag)));
+  router.use('/roles', rolesRouter(roles, requireAuth, read));
   return router;
 }
