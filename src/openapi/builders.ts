@@ -75,14 +75,36 @@ export const timeRange: Param[] = [instant('from', 'the start'), instant('to', '
 
 // ---- responses
 
-const json = (schema: Schema) => ({ content: { 'application/json': { schema } } });
+/** A JSON body; `example` (true to the schema: tests/contract/openapi-examples.test.ts) is what Swagger UI shows. */
+const json = (schema: Schema, example?: unknown) => ({
+  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+});
 
-/** 2xx: {status: "success", message, data}. `message` is pinned when it never varies. */
-export function success(message: string | Schema, data?: Schema, description = 'Success') {
+/** The message of a success example: the pinned one, else the first the schema lists. */
+function exampleMessage(message: string | Schema): string {
+  if (typeof message === 'string') return message;
+  const listed = (message.enum ?? message.examples) as string[] | undefined;
+  if (!listed?.length) throw new Error('a success message that varies needs `enum` or `examples` for its example');
+  return listed[0];
+}
+
+export interface SuccessResponse {
+  description: string;
+  content: { 'application/json': { schema: Schema; example: unknown } };
+}
+
+/**
+ * 2xx: {status: "success", message, data}. `message` is pinned when it never varies. `example`
+ * is an example of `data` (the envelope around it is built here), required with `data`.
+ */
+export function success(message: string | Schema): SuccessResponse;
+export function success(message: string | Schema, data: Schema, example: unknown, description?: string): SuccessResponse;
+export function success(message: string | Schema, data?: Schema, example: unknown = {}, description = 'Success'): SuccessResponse {
   const messageSchema = typeof message === 'string' ? constant(message) : message;
   // every success carries `data`: `{}` when there is nothing to return
   const properties: Record<string, Schema> = { status: constant('success'), message: messageSchema, data: data ?? obj({}) };
-  return { description, ...json(obj(properties)) };
+  const envelope = { status: 'success', message: exampleMessage(message), data: example };
+  return { description, content: { 'application/json': { schema: obj(properties), example: envelope } } };
 }
 
 /** An error answer; `message` pins its message, or lists the messages it may have. */
@@ -155,6 +177,8 @@ function conditionalRead(responses: Record<string, unknown>): Record<string, unk
 }
 
 export interface OperationSpec {
+  /** operationId: camelCase, verb first, unique; the generated client and Swagger UI name the call by it */
+  id: string;
   tags: string[];
   summary: string;
   description?: string;
@@ -164,8 +188,10 @@ export interface OperationSpec {
   permission?: string;
   params?: Param[];
   requestBody?: Schema;
-  /** a body other than JSON: its media types and schemas (an upload, say) */
-  requestContent?: Record<string, { schema: Schema }>;
+  /** an example of the JSON body, required with `requestBody` */
+  requestExample?: unknown;
+  /** a body other than JSON: its media types, schemas and examples (an upload, say) */
+  requestContent?: Record<string, { schema: Schema; example: unknown }>;
   responses: Record<string, unknown>;
   /** public: no bearer token */
   public?: boolean;
@@ -183,7 +209,9 @@ export function operation(spec: OperationSpec) {
   const params = [...(spec.params ?? []), ...conditionalParams];
   const own = spec.conditional === 'read' ? conditionalRead(spec.responses) : { ...spec.responses, ...write?.responses };
   const roles = `Roles: ${spec.roles.join(', ')}.${spec.permission ? ` Permission \`${spec.permission}\`.` : ''}`;
+  if (spec.requestBody && spec.requestExample === undefined) throw new Error(`${spec.id}: a request body needs an example`);
   return {
+    operationId: spec.id,
     tags: spec.tags,
     summary: spec.summary,
     description: [spec.description, roles].filter(Boolean).join('\n\n'),
@@ -191,7 +219,7 @@ export function operation(spec: OperationSpec) {
     ...(spec.permission ? { 'x-permission': spec.permission } : {}),
     ...(spec.public ? { security: [] } : {}),
     ...(params.length ? { parameters: params } : {}),
-    ...(spec.requestBody ? { requestBody: { required: true, ...json(spec.requestBody) } } : {}),
+    ...(spec.requestBody ? { requestBody: { required: true, ...json(spec.requestBody, spec.requestExample) } } : {}),
     ...(spec.requestContent ? { requestBody: { required: true, content: spec.requestContent } } : {}),
     responses: {
       ...own,

@@ -1,5 +1,7 @@
 import { AUDIT_PAGE, TARGET_TYPES } from '../../modules/audit';
 import { ADMINS, arrayOf, bool, E403, E404, int, nullable, obj, operation, paging, pathId, query, ref, str, success, timeRange, timestamp, type Schema } from '../builders';
+import { NOW, UPDATED_AT } from '../examples';
+import { contactExample } from './contacts.examples';
 
 /**
  * The audit trail, read-only (docs/audit.md): who changed what, when, from where. Entries are
@@ -50,9 +52,28 @@ const pageParams = [
 ];
 const page = (extra: Record<string, Schema> = {}) => obj({ ...extra, events: arrayOf(ref('AuditEvent')), pagination: ref('AuditPagination') });
 
+/** The example contact's move under Kamal Hossain (paths/contacts.examples.ts), as the trail records it. */
+const moveEvent = {
+  id: 9001,
+  at: NOW,
+  actor_id: contactExample.parent_id,
+  actor_role: 'Admin',
+  organization_id: 1,
+  action: 'contact.move',
+  target_type: 'contact',
+  target_id: contactExample.id,
+  changes: { parent_id: [null, contactExample.parent_id], updated_at: ['2026-03-01T07:00:00.000Z', UPDATED_AT] },
+  details: null,
+  request_id: '6f1c2a9e-8d3b-4b71-9c55-0e2f7a1d4b10',
+  ip_address: '203.0.113.24',
+  user_agent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/134.0 Safari/537.36',
+};
+const pageExample = { events: [moveEvent], pagination: { page: 1, limit: AUDIT_PAGE.defaultLimit, has_more: false } };
+
 export const auditPaths = {
   '/api/audit-events': {
     get: operation({
+      id: 'listAuditEvents',
       tags,
       summary: 'The audit trail: every administrative change',
       description: `Newest first (by \`at\`, then id). ${SCOPE}`,
@@ -64,18 +85,19 @@ export const auditPaths = {
         query('target_id', int({ minimum: 1 }), 'with `target_type`: the entries about that record, bulk changes included'),
         query('organization_id', int({ minimum: 1 }), 'obeyed with `audit.read_all` only'),
       ],
-      responses: { 200: success('Audit events retrieved successfully', page()), 403: E403 },
+      responses: { 200: success('Audit events retrieved successfully', page(), pageExample), 403: E403 },
     }),
   },
   '/api/contacts/{id}/history': {
     get: operation({
+      id: 'getContactHistory',
       tags: [...tags, 'Contacts'],
       summary: "One contact's entries, newest first (deleted contacts too)",
       description: `Needs \`contacts.read\` and audit access. ${SCOPE}`,
       roles: ADMINS,
       permission: 'contacts.read',
       params: [pathId(), ...pageParams],
-      responses: { 200: success('Contact history retrieved successfully', page({ contact_id: int() })), 403: E403, 404: E404('Contact not found') },
+      responses: { 200: success('Contact history retrieved successfully', page({ contact_id: int() }), { contact_id: contactExample.id, ...pageExample }), 403: E403, 404: E404('Contact not found') },
     }),
   },
 };

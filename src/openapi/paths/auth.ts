@@ -16,6 +16,8 @@ import {
   success,
   timestamp,
 } from '../builders';
+import { ACCESS_TOKEN, CREATED_AT, REFRESH_TOKEN } from '../examples';
+import { profileDetails, profileUser, registered, registerExample, signIn } from './auth.examples';
 
 const tags = ['Auth'];
 const password = (description: string) => str({ minLength: 1, description });
@@ -80,6 +82,7 @@ export const authSchemas = {
 export const authPaths = {
   '/api/auth/login': {
     post: operation({
+      id: 'login',
       tags,
       summary: 'Sign in',
       description:
@@ -87,14 +90,20 @@ export const authPaths = {
       roles: ['public'],
       public: true,
       requestBody: body({ email: str({ format: 'email' }), login_id: str({ maxLength: 100 }), password: password('at most 72 bytes') }, ['password']),
+      requestExample: signIn,
       responses: {
-        200: success('Login successful', obj({ user: ref('SignInUser'), token: str(), refreshToken: str() })),
+        200: success('Login successful', obj({ user: ref('SignInUser'), token: str(), refreshToken: str() }), {
+          user: { ...profileUser, created_at: CREATED_AT },
+          token: ACCESS_TOKEN,
+          refreshToken: REFRESH_TOKEN,
+        }),
         401: errorResponse('Wrong credentials', 'Invalid credentials'),
       },
     }),
   },
   '/api/auth/register': {
     post: operation({
+      id: 'registerUser',
       tags,
       summary: 'Register a user',
       description:
@@ -121,8 +130,9 @@ export const authPaths = {
         },
         ['name', 'email', 'password', 'service_no', 'unit', 'designation'],
       ),
+      requestExample: registerExample,
       responses: {
-        201: success('User registered successfully', obj({ user: ref('RegisteredUser') })),
+        201: success('User registered successfully', obj({ user: ref('RegisteredUser') }), { user: registered }),
         403: E403,
         409: E409,
       },
@@ -130,25 +140,29 @@ export const authPaths = {
   },
   '/api/auth/refresh-token': {
     post: operation({
+      id: 'refreshToken',
       tags,
       summary: 'A new access token from a refresh token',
       roles: ['public'],
       public: true,
       requestBody: body({ refreshToken: str() }, ['refreshToken']),
+      requestExample: { refreshToken: REFRESH_TOKEN },
       responses: {
-        200: success('Token refreshed successfully', obj({ token: str() })),
+        200: success('Token refreshed successfully', obj({ token: str() }), { token: ACCESS_TOKEN }),
         401: errorResponse('Bad or expired refresh token, or inactive user', 'Invalid or expired refresh token'),
       },
     }),
   },
   '/api/auth/profile': {
     get: operation({
+      id: 'getProfile',
       tags,
       summary: 'The caller\'s profile',
       roles: ANY_USER,
-      responses: { 200: success('Profile retrieved successfully', obj({ user: ref('ProfileUser') })) },
+      responses: { 200: success('Profile retrieved successfully', obj({ user: ref('ProfileUser') }), { user: profileUser }) },
     }),
     put: operation({
+      id: 'updateProfile',
       tags,
       summary: 'Update the caller\'s profile',
       description: 'Any subset of the fields; others (role_id, is_active, organization_id...) are ignored. A department must belong to the (new) unit.',
@@ -166,24 +180,30 @@ export const authPaths = {
         designation_id: int({ minimum: 1 }),
         avatar: nullable(str({ maxLength: 500, format: 'uri' })),
       }),
+      requestExample: { mobile: '01711000099', avatar: 'https://example.org/avatars/ayesha-rahman.png' },
       responses: {
-        200: success('Profile updated successfully', obj({ user: ref('ProfileDetails') })),
+        200: success('Profile updated successfully', obj({ user: ref('ProfileDetails') }), {
+          user: { ...profileDetails, mobile: '01711000099', avatar: 'https://example.org/avatars/ayesha-rahman.png' },
+        }),
         409: E409,
       },
     }),
   },
   '/api/auth/change-password': {
     put: operation({
+      id: 'changePassword',
       tags,
       summary: 'Change the caller\'s password',
       description: 'Records the change and revokes every earlier token (token_version); the answer carries fresh tokens.',
       roles: ANY_USER,
       requestBody: body({ currentPassword: password('the current password'), newPassword }, ['currentPassword', 'newPassword']),
-      responses: { 200: success('Password changed successfully', ref('Tokens')) },
+      requestExample: { currentPassword: signIn.password, newPassword: 'Dhaka2026b' },
+      responses: { 200: success('Password changed successfully', ref('Tokens'), { token: ACCESS_TOKEN, refreshToken: REFRESH_TOKEN }) },
     }),
   },
   '/api/auth/logout': {
     post: operation({
+      id: 'logout',
       tags,
       summary: 'Sign out (the client discards its tokens)',
       roles: ANY_USER,

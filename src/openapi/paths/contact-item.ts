@@ -1,6 +1,7 @@
 import { CHILDREN_PAGE } from '../../modules/contacts';
 import { ADMINS, ANY_USER, arrayOf, body, type ConditionalWrite, E403, int, obj, operation, paging, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
 import { contactAndTree, contactBody, idParam, notFound, parentId, READ, tags } from './contacts.parts';
+import { contactAndTreeExample, contactExample } from './contacts.examples';
 
 /** The writes of one contact compare the row that GET /api/contacts/{id} read (docs/api.md, Conditional requests). */
 const asRead: ConditionalWrite = {
@@ -12,15 +13,17 @@ const asRead: ConditionalWrite = {
 export const contactItemPaths = {
   '/api/contacts/{id}': {
     get: operation({
+      id: 'getContact',
       tags,
       summary: 'One contact (inactive ones too)',
       conditional: 'read',
       roles: ANY_USER,
       permission: READ,
       params: [idParam],
-      responses: { 200: success('Contact retrieved successfully', obj({ contact: ref('Contact') })), 404: notFound },
+      responses: { 200: success('Contact retrieved successfully', obj({ contact: ref('Contact') }), { contact: contactExample }), 404: notFound },
     }),
     put: operation({
+      id: 'updateContact',
       tags,
       summary: 'Update a contact',
       conditional: asRead,
@@ -29,9 +32,17 @@ export const contactItemPaths = {
       permission: `${READ} + contacts.update`,
       params: [idParam],
       requestBody: contactBody(false),
-      responses: { 200: success('Contact updated successfully', obj({ contact: ref('Contact') })), 403: E403, 404: notFound },
+      requestExample: { mobile: '01711000099', status: 'busy' },
+      responses: {
+        200: success('Contact updated successfully', obj({ contact: ref('Contact') }), {
+          contact: { ...contactExample, mobile: '01711000099', status: 'busy' },
+        }),
+        403: E403,
+        404: notFound,
+      },
     }),
     delete: operation({
+      id: 'deleteContact',
       tags,
       summary: 'Deactivate a contact (its children become roots)',
       conditional: asRead,
@@ -43,6 +54,7 @@ export const contactItemPaths = {
   },
   '/api/contacts/{id}/children': {
     get: operation({
+      id: 'listContactChildren',
       tags,
       summary: 'Direct children of a contact, by name',
       conditional: 'read',
@@ -58,6 +70,7 @@ export const contactItemPaths = {
             total: int({ minimum: 0 }),
             pagination: obj({ page: int(), limit: int(), total: int() }),
           }),
+          { parent_id: 17, children: [contactExample], total: 1, pagination: { page: 1, limit: CHILDREN_PAGE.defaultLimit, total: 1 } },
         ),
         404: notFound,
       },
@@ -65,6 +78,7 @@ export const contactItemPaths = {
   },
   '/api/contacts/{id}/move': {
     put: operation({
+      id: 'moveContact',
       tags,
       summary: 'Move a contact (and its subtree) under another parent, or to the top level',
       conditional: asRead,
@@ -72,11 +86,13 @@ export const contactItemPaths = {
       permission: `${READ} + contacts.move`,
       params: [idParam],
       requestBody: body({ parent_id: parentId }, ['parent_id']),
-      responses: { 200: success('Contact moved successfully', contactAndTree), 403: E403, 404: notFound },
+      requestExample: { parent_id: 17 },
+      responses: { 200: success('Contact moved successfully', contactAndTree, contactAndTreeExample), 403: E403, 404: notFound },
     }),
   },
   '/api/contacts/{id}/password': {
     put: operation({
+      id: 'resetContactPassword',
       tags,
       summary: "Reset a contact's password",
       conditional: asRead,
@@ -85,6 +101,7 @@ export const contactItemPaths = {
       permission: `${READ} + contacts.reset_password`,
       params: [idParam],
       requestBody: body({ newPassword: str({ minLength: 6 }) }, ['newPassword']),
+      requestExample: { newPassword: 'Reset2026b' },
       responses: { 200: success('Password reset successfully'), 403: E403, 404: notFound },
     }),
   },

@@ -2,6 +2,15 @@ import { CONTACT_PAGE, FORMATS, ROLE_FILTERS, SEARCH_LIMIT } from '../../modules
 import { ADMINS, ANY_USER, arrayOf, body, E403, E403_BULK, E404, int, nullable, obj, operation, paging, pathId, query, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
 import { contactItemPaths } from './contact-item';
 import { contactAndTree, contactBody, contactIds, notFound, parentId, READ, setParams, tags } from './contacts.parts';
+import {
+  contactAndTreeExample,
+  contactExample,
+  contactStatistics,
+  contactTree,
+  createContactExample,
+  hierarchyExample,
+  listExample,
+} from './contacts.examples';
 import { contactSchemas } from './contacts.schemas';
 
 export { contactSchemas };
@@ -9,6 +18,7 @@ export { contactSchemas };
 export const contactPaths = {
   '/api/contacts': {
     get: operation({
+      id: 'listContacts',
       tags,
       summary: 'List contacts',
       conditional: 'read',
@@ -40,21 +50,25 @@ export const contactPaths = {
               role_filter: str({ enum: [...ROLE_FILTERS] }),
             }),
           }),
+          listExample,
         ),
         404: notFound,
       },
     }),
     post: operation({
+      id: 'createContact',
       tags,
       summary: 'Create a contact',
       roles: ADMINS,
       permission: `${READ} + contacts.create`,
       requestBody: contactBody(true),
-      responses: { 201: success('Contact created successfully', contactAndTree), 403: E403 },
+      requestExample: createContactExample,
+      responses: { 201: success('Contact created successfully', contactAndTree, contactAndTreeExample), 403: E403 },
     }),
   },
   '/api/contacts/search': {
     get: operation({
+      id: 'searchContacts',
       tags,
       summary: 'Search active contacts',
       conditional: 'read',
@@ -77,34 +91,44 @@ export const contactPaths = {
             filters: obj({ unit_id: nullable(str()), department_id: nullable(str()) }),
             total: int({ minimum: 0 }),
           }),
+          { contacts: [contactExample], searchTerm: 'ayesha', filters: { unit_id: null, department_id: null }, total: 1 },
         ),
       },
     }),
   },
   '/api/contacts/statistics': {
     get: operation({
+      id: 'getContactStatistics',
       tags,
       summary: 'Counters over the active directory',
       conditional: 'read',
       roles: ANY_USER,
       permission: READ,
-      responses: { 200: success('Statistics retrieved successfully', obj({ statistics: ref('DirectoryStatistics') })) },
+      responses: {
+        200: success('Statistics retrieved successfully', obj({ statistics: ref('DirectoryStatistics') }), {
+          statistics: { ...contactStatistics, total_units: 12, total_departments: 31 },
+        }),
+      },
     }),
   },
   '/api/contacts/organizational-hierarchy': {
     get: operation({
+      id: 'getOrganizationalHierarchy',
       tags,
       summary: 'Units as a tree, with departments and head counts',
       conditional: 'read',
       roles: ANY_USER,
       permission: READ,
       responses: {
-        200: success('Organizational hierarchy retrieved successfully', obj({ hierarchy: obj({ units: arrayOf(ref('HierarchyUnit')) }) })),
+        200: success('Organizational hierarchy retrieved successfully', obj({ hierarchy: obj({ units: arrayOf(ref('HierarchyUnit')) }) }), {
+          hierarchy: hierarchyExample,
+        }),
       },
     }),
   },
   '/api/contacts/unit/{unitId}': {
     get: operation({
+      id: 'getUnitContacts',
       tags,
       summary: 'The whole tree of a unit, unpaged',
       description:
@@ -128,6 +152,12 @@ export const contactPaths = {
               role_filter: str({ enum: [...ROLE_FILTERS] }),
             }),
           }),
+          {
+            unit_id: 3,
+            contacts: contactTree,
+            statistics: contactStatistics,
+            filters: { search: '', department_id: null, format: 'tree', include_inactive: false, role_filter: 'all' },
+          },
         ),
         404: E404('Unit not found'),
       },
@@ -135,16 +165,19 @@ export const contactPaths = {
   },
   '/api/contacts/bulk-delete': {
     post: operation({
+      id: 'bulkDeleteContacts',
       tags,
       summary: 'Deactivate many contacts',
       description: 'Unknown and already inactive ids are skipped; children of removed contacts become roots unless removed in the same call.',
       roles: SUPER_ADMIN,
       permission: `${READ} + contacts.delete + contacts.bulk`,
       requestBody: body({ contactIds }, ['contactIds']),
+      requestExample: { contactIds: [42, 43] },
       responses: {
         200: success(
-          { type: 'string', pattern: '^\\d+ contacts deleted successfully$' },
+          { type: 'string', pattern: '^\\d+ contacts deleted successfully$', examples: ['2 contacts deleted successfully'] },
           obj({ deletedCount: int({ minimum: 0 }), contactIds: arrayOf(int()) }),
+          { deletedCount: 2, contactIds: [42, 43] },
         ),
         403: E403_BULK,
       },
@@ -152,15 +185,18 @@ export const contactPaths = {
   },
   '/api/contacts/bulk-move': {
     post: operation({
+      id: 'bulkMoveContacts',
       tags,
       summary: 'Move many contacts under one parent (all or nothing)',
       roles: SUPER_ADMIN,
       permission: `${READ} + contacts.move + contacts.bulk`,
       requestBody: body({ contactIds, parent_id: parentId }, ['contactIds', 'parent_id']),
+      requestExample: { contactIds: [42, 43], parent_id: 17 },
       responses: {
         200: success(
-          { type: 'string', pattern: '^\\d+ contacts moved successfully$' },
+          { type: 'string', pattern: '^\\d+ contacts moved successfully$', examples: ['2 contacts moved successfully'] },
           obj({ movedCount: int({ minimum: 0 }), contactIds: arrayOf(int()), new_parent_id: nullable(int()) }),
+          { movedCount: 2, contactIds: [42, 43], new_parent_id: 17 },
         ),
         403: E403_BULK,
       },

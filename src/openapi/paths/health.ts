@@ -1,25 +1,41 @@
 import { constant, int, obj, str, type Schema } from '../builders';
 
-const plain = (status: 'success' | 'error', message: string, data?: Record<string, Schema>, optional: string[] = []) => ({
+/** An answer of a fixed message, with its example (`example` is that of `data`). */
+const plain = (status: 'success' | 'error', message: string, data?: { schema: Record<string, Schema>; example: unknown; optional?: string[] }) => ({
   content: {
     'application/json': {
-      schema: obj({ status: constant(status), message: constant(message), ...(data ? { data: obj(data, optional) } : {}) }),
+      schema: obj({ status: constant(status), message: constant(message), ...(data ? { data: obj(data.schema, data.optional) } : {}) }),
+      example: { status, message, ...(data ? { data: data.example } : {}) },
     },
   },
 });
 
+const METRICS_EXAMPLE = [
+  '# HELP http_request_duration_seconds Time from the request reaching the app to its answer being sent, by route pattern, method and status; _count is the number of requests',
+  '# TYPE http_request_duration_seconds histogram',
+  'http_request_duration_seconds_bucket{le="0.05",method="GET",route="/api/contacts",status_code="200"} 1187',
+  'http_request_duration_seconds_sum{method="GET",route="/api/contacts",status_code="200"} 21.74',
+  'http_request_duration_seconds_count{method="GET",route="/api/contacts",status_code="200"} 1203',
+  '# HELP directory_db_pool_connections_in_use Database connections lent to a query or transaction now',
+  '# TYPE directory_db_pool_connections_in_use gauge',
+  'directory_db_pool_connections_in_use 1',
+  '',
+].join('\n');
+
 export const healthPaths = {
   '/health': {
     get: {
+      operationId: 'getHealth',
       tags: ['Health'],
       summary: 'The process is up',
       security: [],
       'x-roles': ['public'],
-      responses: { 200: { description: 'Up', ...plain('success', 'OK', { uptime_seconds: int({ minimum: 0 }) }) } },
+      responses: { 200: { description: 'Up', ...plain('success', 'OK', { schema: { uptime_seconds: int({ minimum: 0 }) }, example: { uptime_seconds: 86400 } }) } },
     },
   },
   '/ready': {
     get: {
+      operationId: 'getReadiness',
       tags: ['Health'],
       summary: 'The database answers (and whether Redis does)',
       security: [],
@@ -33,12 +49,11 @@ export const healthPaths = {
             '`redis` (only with `REDIS_URL`): `up` when Redis answers a PING within a second, `down` otherwise. Ready either way:',
             'while Redis is down the rate limits let requests through uncounted, and the service still serves (README, When things fail).',
           ].join(' '),
-          ...plain(
-            'success',
-            'Ready',
-            { database: str({ const: 'up' }), search_index: str({ enum: ['built', 'building', 'none', 'off'] }), redis: str({ enum: ['up', 'down'] }) },
-            ['redis'],
-          ),
+          ...plain('success', 'Ready', {
+            schema: { database: str({ const: 'up' }), search_index: str({ enum: ['built', 'building', 'none', 'off'] }), redis: str({ enum: ['up', 'down'] }) },
+            example: { database: 'up', search_index: 'built', redis: 'up' },
+            optional: ['redis'],
+          }),
         },
         503: { description: 'The database does not answer', ...plain('error', 'Database unavailable') },
       },
@@ -46,6 +61,7 @@ export const healthPaths = {
   },
   '/metrics': {
     get: {
+      operationId: 'getMetrics',
       tags: ['Health'],
       summary: 'Metrics for Prometheus (only with METRICS_ENABLED=true)',
       description: [
@@ -57,7 +73,7 @@ export const healthPaths = {
       security: [{}, { metricsToken: [] }],
       'x-roles': ['public', 'the scraper holding METRICS_TOKEN, when it is set'],
       responses: {
-        200: { description: 'The metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
+        200: { description: 'The metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' }, example: METRICS_EXAMPLE } } },
         401: {
           description: 'METRICS_TOKEN is set and the request does not carry it',
           content: {
@@ -75,20 +91,37 @@ export const healthPaths = {
 export const docsPaths = {
   '/api/openapi.json': {
     get: {
+      operationId: 'getOpenApiDocument',
       tags: ['Health'],
       summary: 'This document, as JSON',
       security: [],
       'x-roles': ['public'],
-      responses: { 200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } } } },
+      responses: {
+        200: {
+          description: 'The OpenAPI 3.1 document',
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['openapi', 'paths'] },
+              example: { openapi: '3.1.0', info: { title: 'Directory Service', version: '2.0.0' }, paths: { '/health': { get: { operationId: 'getHealth' } } } },
+            },
+          },
+        },
+      },
     },
   },
   '/api/docs': {
     get: {
+      operationId: 'getApiDocs',
       tags: ['Health'],
       summary: 'This document as a browsable page (Swagger UI)',
       security: [],
       'x-roles': ['public'],
-      responses: { 200: { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+      responses: {
+        200: {
+          description: 'An HTML page',
+          content: { 'text/html': { schema: { type: 'string' }, example: '<!DOCTYPE html>\n<html lang="en">\n<head><title>Directory Service API</title>...</head>\n<body><div id="swagger-ui"></div>...</body>\n</html>\n' } },
+        },
+      },
     },
   },
 };

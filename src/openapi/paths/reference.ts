@@ -20,10 +20,11 @@ import {
   SUPER_ADMIN,
   success,
   timestamp,
-  type Param,
   type Schema,
 } from '../builders';
 import { capitalized } from '../../lib/text';
+import { pagination, times as exampleTimes } from '../examples';
+import { code, docOf, writeExample } from './reference.docs';
 
 /**
  * Units, departments, designations, ranks and organizations (one generic router, built from the
@@ -38,62 +39,7 @@ const asRead = (path: string): ConditionalWrite => ({
   message: REFERENCE_CHANGED,
 });
 const times = { created_at: timestamp(), updated_at: timestamp() };
-const code = nullable(str({ maxLength: 30, description: 'an empty string is stored as null' }));
 const name = (max: number) => str({ minLength: 2, maxLength: max, description: 'trimmed; unique case-insensitively' });
-
-/** What the resource definitions do not say in a form the document can use: the record, the body, the list filters. */
-interface ResourceDoc {
-  record: Record<string, Schema>;
-  nameMax: number;
-  fields?: Record<string, Schema>;
-  requiredFields?: string[];
-  filters?: Param[];
-  description?: string;
-}
-
-const DOCS: Record<string, ResourceDoc> = {
-  units: {
-    record: { id: int(), name: str(), code, parent_id: nullable(int()), parent_name: nullable(str()), description: nullable(str()), ...times },
-    nameMax: 150,
-    fields: {
-      parent_id: nullable(int({ minimum: 1, description: 'an existing unit, not this one nor one of its sub-units; null for a top-level unit' })),
-      description: nullable(str({ maxLength: 500 })),
-    },
-    filters: [
-      query('parent_id', { anyOf: [int({ minimum: 1 }), { type: 'string', const: 'null' }] }, 'the sub-units of this unit; `null` for the top-level units'),
-      query('code', str({ maxLength: 30 }), 'exact code'),
-    ],
-    description: 'Name and code are each unique.',
-  },
-  departments: {
-    record: { id: int(), unit_id: int(), unit_name: str(), name: str(), code, ...times },
-    nameMax: 150,
-    fields: { unit_id: int({ minimum: 1, description: 'an existing unit; a department with contacts keeps its unit' }) },
-    requiredFields: ['unit_id'],
-    filters: [query('unit_id', int({ minimum: 1 }), 'the departments of this unit')],
-    description: 'The name is unique within the unit.',
-  },
-  designations: { record: { id: int(), name: str(), code, ...times }, nameMax: 150, description: 'Name and code are each unique.' },
-  ranks: {
-    record: { id: int(), name: str(), code, level: int({ minimum: 1, description: 'seniority, 1 the most senior' }), ...times },
-    nameMax: 100,
-    fields: { level: int({ minimum: 1, maximum: 1000, description: 'seniority, 1 the most senior' }) },
-    requiredFields: ['level'],
-    description: 'Listed by level, then name. Name and code are each unique.',
-  },
-  organizations: {
-    record: { id: int(), name: str(), code, ...times },
-    nameMax: 150,
-    description:
-      'Name and code are each unique. A caller without `organizations.manage` sees only the own organization (another one is 404).',
-  },
-};
-
-const docOf = (spec: ResourceSpec): ResourceDoc => {
-  const doc = DOCS[spec.def.plural];
-  if (!doc) throw new Error(`no OpenAPI description of the reference resource ${spec.def.plural}`);
-  return doc;
-};
 
 const RESOURCES = [...REFERENCE_RESOURCES, organizations];
 
@@ -117,7 +63,8 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
     ? { roles: SUPER_ADMIN, permission: 'organizations.manage' }
     : { roles: ADMINS, permission: 'reference.write' };
   const record = ref(def.label);
-  const one = (message: string) => success(message, obj({ [def.singular]: record }));
+  const one = (message: string) => success(message, obj({ [def.singular]: record }), { [def.singular]: doc.example });
+  const Plural = capitalized(def.plural);
   const notFound = E404(`${def.label} not found`);
   const writeBody = (creating: boolean) =>
     body({ name: name(doc.nameMax), code, ...doc.fields }, creating ? ['name', ...(doc.requiredFields ?? [])] : []);
@@ -127,6 +74,7 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
   return {
     [base]: {
       get: operation({
+        id: `list${Plural}`,
         tags,
         summary: `List ${def.plural}`,
         conditional: 'read',
@@ -137,19 +85,27 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
           query('search', str({ maxLength: 100 }), 'case-insensitive substring of name or code'),
           ...(doc.filters ?? []),
         ],
-        responses: { 200: success(`${capitalized(def.plural)} retrieved successfully`, obj({ [def.plural]: arrayOf(record), pagination: ref('Pagination') })) },
+        responses: {
+          200: success(`${Plural} retrieved successfully`, obj({ [def.plural]: arrayOf(record), pagination: ref('Pagination') }), {
+            [def.plural]: [doc.example],
+            pagination: pagination(1, REFERENCE_PAGE.defaultLimit),
+          }),
+        },
       }),
       post: operation({
+        id: `create${def.label}`,
         tags,
         summary: `Create a ${def.singular}`,
         description: doc.description,
         ...writers,
         requestBody: writeBody(true),
+        requestExample: writeExample(doc),
         responses: { 201: one(`${def.label} created successfully`), 403: E403, 409: E409 },
       }),
     },
     [`${base}/{id}`]: {
       get: operation({
+        id: `get${def.label}`,
         tags,
         summary: `One ${def.singular}`,
         conditional: 'read',
@@ -158,6 +114,7 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
         responses: { 200: one(`${def.label} retrieved successfully`), 404: notFound },
       }),
       put: operation({
+        id: `update${def.label}`,
         tags,
         summary: `Update a ${def.singular}`,
         conditional: asRead(`${base}/{id}`),
@@ -165,9 +122,11 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
         ...writers,
         params: [pathId()],
         requestBody: writeBody(false),
+        requestExample: writeExample(doc),
         responses: { 200: one(`${def.label} updated successfully`), 403: E403, 404: notFound, 409: E409 },
       }),
       delete: operation({
+        id: `delete${def.label}`,
         tags,
         summary: `Delete a ${def.singular}`,
         conditional: asRead(`${base}/{id}`),
@@ -194,39 +153,58 @@ const roleBody = (creating: boolean) =>
   );
 const roleWriters = { roles: ADMINS, permission: 'reference.write' };
 const roleNotFound = E404('Role not found');
-const role = success('Role updated successfully', obj({ role: ref('Role') }));
+const roleExample = {
+  id: 4,
+  name: 'Auditor',
+  description: 'Reads the directory and its audit trail',
+  permissions: ['audit.read_organization', 'contacts.read'],
+  ...exampleTimes,
+};
+const roleBodyExample = { name: roleExample.name, description: roleExample.description, permissions: roleExample.permissions };
+const oneRole = (message: string) => success(message, obj({ role: ref('Role') }), { role: roleExample });
 
 export const referencePaths: Record<string, Record<string, unknown>> = {
   ...Object.assign({}, ...RESOURCES.map(resourcePaths)),
   '/api/roles': {
     get: operation({
+      id: 'listRoles',
       tags,
       summary: 'Every role with its permissions, and every permission',
       conditional: 'read',
       roles: ANY_USER,
       responses: {
-        200: success('Roles retrieved successfully', obj({ roles: arrayOf(ref('Role')), permissions: arrayOf(ref('Permission')) })),
+        200: success('Roles retrieved successfully', obj({ roles: arrayOf(ref('Role')), permissions: arrayOf(ref('Permission')) }), {
+          roles: [roleExample],
+          permissions: [
+            { id: 1, name: 'contacts.read', description: 'Read the contact directory' },
+            { id: 15, name: 'audit.read_organization', description: "Read the audit trail of the caller's organization" },
+          ],
+        }),
       },
     }),
     post: operation({
+      id: 'createRole',
       tags,
       summary: 'Create a role',
       description: 'Nobody grants a permission they lack (403).',
       ...roleWriters,
       requestBody: roleBody(true),
-      responses: { 201: success('Role created successfully', obj({ role: ref('Role') })), 403: E403, 409: E409 },
+      requestExample: roleBodyExample,
+      responses: { 201: oneRole('Role created successfully'), 403: E403, 409: E409 },
     }),
   },
   '/api/roles/{id}': {
     get: operation({
+      id: 'getRole',
       tags,
       summary: 'One role with its permissions',
       conditional: 'read',
       roles: ANY_USER,
       params: [pathId()],
-      responses: { 200: success('Role retrieved successfully', obj({ role: ref('Role') })), 404: roleNotFound },
+      responses: { 200: oneRole('Role retrieved successfully'), 404: roleNotFound },
     }),
     put: operation({
+      id: 'updateRole',
       tags,
       summary: 'Update a role',
       conditional: asRead('/api/roles/{id}'),
@@ -235,9 +213,11 @@ export const referencePaths: Record<string, Record<string, unknown>> = {
       ...roleWriters,
       params: [pathId()],
       requestBody: roleBody(false),
-      responses: { 200: role, 403: E403, 404: roleNotFound, 409: E409 },
+      requestExample: { permissions: roleExample.permissions },
+      responses: { 200: oneRole('Role updated successfully'), 403: E403, 404: roleNotFound, 409: E409 },
     }),
     delete: operation({
+      id: 'deleteRole',
       tags,
       summary: 'Delete a role',
       conditional: asRead('/api/roles/{id}'),

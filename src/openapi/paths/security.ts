@@ -17,6 +17,8 @@ import {
   type Param,
   type Schema,
 } from '../builders';
+import { NOW, pagination } from '../examples';
+import { contactExample } from './contacts.examples';
 
 /**
  * /api/security: the failed sign-ins and password changes, read-only (docs/api.md, Security
@@ -94,6 +96,27 @@ const organizationId = query(
   'a positive integer, or `null` for the failed sign-ins with no organization. Validated for everyone, obeyed only with `security.read_all`',
 );
 
+// the example contact mistyped her password, and Kamal Hossain had reset it two days before
+const failedLogin = {
+  id: 311,
+  login_id: contactExample.email,
+  organization_id: 1,
+  organization_name: 'Default Organization',
+  ip_address: '203.0.113.24',
+  attempted_at: '2026-03-14T08:58:41.907Z',
+  reason: FAILED_LOGIN_REASON.invalidPassword,
+};
+const passwordChange = {
+  id: 77,
+  user_id: contactExample.id,
+  changed_by: contactExample.parent_id,
+  organization_id: 1,
+  organization_name: 'Default Organization',
+  changed_at: '2026-03-12T10:04:19.260Z',
+  change_type: 'admin_reset',
+};
+const onePage = pagination(1, SECURITY_PAGE.defaultLimit);
+
 const listParams: Param[] = [...paging(SECURITY_PAGE.defaultLimit, SECURITY_PAGE.maxLimit), ...timeRange];
 const summary = 'The summary counts the whole filtered, scoped set (not the page), and is reused for SECURITY_SUMMARY_CACHE_MS (`generated_at` says when it was computed).';
 const newestFirst = 'Newest first, then by id descending. A page past the end is empty, with the real totals.';
@@ -101,6 +124,7 @@ const newestFirst = 'Newest first, then by id descending. A page past the end is
 export const securityPaths = {
   '/api/security/failed-logins': {
     get: operation({
+      id: 'listFailedLogins',
       tags,
       summary: 'Failed sign-ins',
       description: `${newestFirst} ${summary}\n\n${SCOPE}`,
@@ -116,12 +140,27 @@ export const securityPaths = {
         200: success(
           'Failed login attempts retrieved successfully',
           obj({ attempts: arrayOf(ref('FailedLogin')), summary: ref('FailedLoginSummary'), pagination: ref('Pagination') }),
+          {
+            attempts: [failedLogin],
+            summary: {
+              total: 1,
+              unique_login_ids: 1,
+              unique_ips: 1,
+              by_reason: { [failedLogin.reason]: 1 },
+              last_24h: 1,
+              top_login_ids: [{ login_id: failedLogin.login_id, count: 1 }],
+              top_ips: [{ ip_address: failedLogin.ip_address, count: 1 }],
+              generated_at: NOW,
+            },
+            pagination: onePage,
+          },
         ),
       },
     }),
   },
   '/api/security/password-changes': {
     get: operation({
+      id: 'listPasswordChanges',
       tags,
       summary: 'Password changes',
       description: `${newestFirst} ${summary}\n\n${SCOPE}`,
@@ -136,12 +175,18 @@ export const securityPaths = {
         200: success(
           'Password changes retrieved successfully',
           obj({ changes: arrayOf(ref('PasswordChange')), summary: ref('PasswordChangeSummary'), pagination: ref('Pagination') }),
+          {
+            changes: [passwordChange],
+            summary: { total: 1, by_type: { self: 0, admin_reset: 1, forced: 0 }, last_24h: 0, generated_at: NOW },
+            pagination: onePage,
+          },
         ),
       },
     }),
   },
   '/api/security/recent-events': {
     get: operation({
+      id: 'listRecentSecurityEvents',
       tags,
       summary: 'Failed sign-ins and password changes together, newest first',
       description: `\`limit\` events in all (not per kind); at the same millisecond failed_login first, then by id descending.\n\n${SCOPE}`,
@@ -154,6 +199,12 @@ export const securityPaths = {
         200: success(
           'Recent security events retrieved successfully',
           obj({ events: arrayOf(ref('SecurityEvent'), { maxItems: RECENT_EVENTS.maxLimit }) }),
+          {
+            events: [
+              { type: 'failed_login', at: failedLogin.attempted_at, ...failedLogin },
+              { type: 'password_change', at: passwordChange.changed_at, ...passwordChange },
+            ],
+          },
         ),
       },
     }),

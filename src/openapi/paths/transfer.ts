@@ -1,14 +1,43 @@
 import { TRANSFER_COLUMNS } from '../../modules/transfer';
 import { ADMINS, ANY_USER, arrayOf, constant, E404, errorResponse, int, obj, operation, query, queryBool, str, success } from '../builders';
 import { setParams } from './contacts.parts';
+import { contactExample, headContact } from './contacts.examples';
 
 const tags = ['Contacts'];
 const formats = ['csv', 'xlsx'];
-const file = (description: string) => ({
+
+type Column = (typeof TRANSFER_COLUMNS)[number];
+/** A CSV of the import's columns (no cell of the examples needs quoting). */
+const csvOf = (rows: Array<Record<Column, string>>) =>
+  [TRANSFER_COLUMNS.join(','), ...rows.map((row) => TRANSFER_COLUMNS.map((c) => row[c]).join(','))].map((line) => `${line}\r\n`).join('');
+type ContactText = 'name' | 'service_no' | 'email' | 'phone' | 'mobile' | 'alternative_mobile' | 'unit_code' | 'department_name' | 'designation_name' | 'rank_name' | 'role_name' | 'status';
+const rowOf = (c: Record<ContactText, string | null>, parentServiceNo: string): Record<Column, string> => ({
+  name: c.name ?? '',
+  service_no: c.service_no ?? '',
+  email: c.email ?? '',
+  phone: c.phone ?? '',
+  mobile: c.mobile ?? '',
+  alternative_mobile: c.alternative_mobile ?? '',
+  unit: c.unit_code ?? '',
+  department: c.department_name ?? '',
+  designation: c.designation_name ?? '',
+  rank: c.rank_name ?? '',
+  role: c.role_name ?? '',
+  status: c.status ?? '',
+  parent_service_no: parentServiceNo,
+});
+/** the example directory as a file: what an export writes and an import reads */
+const directoryCsv = csvOf([rowOf(headContact, ''), rowOf(contactExample, headContact.service_no)]);
+const templateCsv = csvOf([
+  { ...rowOf(contactExample, ''), name: 'Example Person', service_no: 'EX-0001', email: 'example.person@example.org', phone: '01700000000', mobile: '', alternative_mobile: '', status: 'offline' },
+]);
+
+/** A file download. The .xlsx has no example: a zip is not text (the CSV's is the same content). */
+const file = (description: string, csvExample: string) => ({
   description,
   headers: { 'Content-Disposition': { schema: str(), description: 'attachment; filename=contacts-YYYY-MM-DD.csv (or .xlsx; the template: contacts-import-template-YYYY-MM-DD)' } },
   content: {
-    'text/csv': { schema: str() },
+    'text/csv': { schema: str(), example: csvExample },
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: str({ format: 'binary' }) },
   },
 });
@@ -28,6 +57,7 @@ const columns = TRANSFER_COLUMNS.join(', ');
 export const transferPaths = {
   '/api/contacts/import': {
     post: operation({
+      id: 'importContacts',
       tags,
       summary: 'Import contacts from a CSV or Excel file',
       description:
@@ -40,11 +70,17 @@ export const transferPaths = {
         query('passwords', str({ enum: ['allow', 'refuse'], default: 'refuse' }), 'allow: read a password column (the password rule applies)'),
       ],
       requestContent: {
-        'multipart/form-data': { schema: obj({ file: str({ format: 'binary' }) }) },
-        'text/csv': { schema: str() },
+        // the example's part holds a CSV file's text; an .xlsx goes the same way, as bytes
+        'multipart/form-data': { schema: obj({ file: str({ format: 'binary' }) }), example: { file: directoryCsv } },
+        'text/csv': { schema: str(), example: directoryCsv },
       },
       responses: {
-        200: success({ enum: ['Import completed', 'Import checked: nothing was written'] }, obj({ ...counts, errors: rowErrors }), 'Every row passed: written, or with dry_run=true checked (errors is empty)'),
+        200: success(
+          { enum: ['Import completed', 'Import checked: nothing was written'] },
+          obj({ ...counts, errors: rowErrors }),
+          { mode: 'create', dry_run: false, created: 2, updated: 0, unchanged: 0, failed: 0, errors_total: 0, ignored_columns: [], errors: [] },
+          'Every row passed: written, or with dry_run=true checked (errors is empty)',
+        ),
         413: errorResponse('The file is larger than IMPORT_MAX_BYTES, has more rows than IMPORT_MAX_ROWS, or is an .xlsx whose parts inflate past their limits (docs/import-export.md)'),
         415: errorResponse('Neither multipart nor text/csv, or a file that is neither UTF-8 CSV nor .xlsx'),
         422: {
@@ -60,6 +96,7 @@ export const transferPaths = {
   },
   '/api/contacts/import/template': {
     get: operation({
+      id: 'getImportTemplate',
       tags,
       summary: 'The import template',
       description:
@@ -67,11 +104,12 @@ export const transferPaths = {
       roles: ADMINS,
       permission: 'contacts.read + contacts.import',
       params: [query('format', str({ enum: formats, default: 'xlsx' }))],
-      responses: { 200: file('The template file') },
+      responses: { 200: file('The template file', templateCsv) },
     }),
   },
   '/api/contacts/export': {
     get: operation({
+      id: 'exportContacts',
       tags,
       summary: 'Export contacts to a CSV or Excel file',
       description:
@@ -85,7 +123,7 @@ export const transferPaths = {
         // the listing's filters; its `format` is the listing's shape, not a file's
         ...setParams.filter((p) => p.name !== 'format'),
       ],
-      responses: { 200: file('The file, streamed'), 404: E404('Contact not found') },
+      responses: { 200: file('The file, streamed', directoryCsv), 404: E404('Contact not found') },
     }),
   },
 };
