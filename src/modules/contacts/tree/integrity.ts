@@ -192,5 +192,5 @@ export async function repairDirectory(db: Db): Promise<DirectoryReport> {
     await rewriteGrams(trx, wrongGrams);
     await markSearchChanged(trx);
     return report;
-  });
+  }, { alone: true });
 }

@@ -80,6 +80,9 @@ class RolledBack {
  * ContactWrites.changeMany's transaction: `plan` under the directory lock, the rules over the
  * whole batch, then the write and its audit entry, or a rollback with every failure.
  */
+/** An import's batch holds the lock for long: its own commit, not one shared with the short changes queued meanwhile. */
+const ALONE = { alone: true };
+
 export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: BatchPlan, options: BatchOptions): Promise<BatchResult> {
   try {
     const written = await changeDirectory(db, async (trx) => {
@@ -90,7 +93,7 @@ export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: 
       if (!('created' in result)) throw new RolledBack([result]);
       await audit.record(trx, actor, options.audit(result));
       return result;
-    });
+    }, undefined, ALONE);
     return { failures: [], written };
   } catch (err) {
     if (err instanceof RolledBack) return { failures: err.failures, written: null };
