@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../src/lib/errors';
 import { changeDirectory } from '../../src/modules/contacts';
-import { changeStamp } from '../../src/modules/contacts/tree/lock';
+import { changeStamp } from '../../src/modules/contacts/data/tree/lock';
 import { isMysql } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
 import { createUser, type TestUser } from '../helpers/factory';

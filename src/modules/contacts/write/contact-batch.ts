@@ -4,12 +4,12 @@ import { AppError } from '../../../lib/errors';
 import { TimeSlices } from '../../../lib/yield';
 import type { Actor, AuditEntry, AuditTrail } from '../../audit';
 import { checkContacts } from './contact-rules';
-import { changeDirectory } from './uniqueness';
-import type { UserRow } from '../read/users.queries';
+import { changeDirectory } from '../data/uniqueness';
+import type { UserRow } from '../data/users.queries';
 import type { ContactBatch, PlannedCreate, RuleFailure } from './contact-change';
 import { parentsFirst } from './parent-rules';
-import { updateContact, type ContactChanges } from './contact.writer';
-import { insertContactForest, type ForestContact } from './forest.writer';
+import { updateContact, type ContactChanges } from '../data/contact.writer';
+import { insertContactForest, type ForestContact } from '../data/forest.writer';
 
 /** What a batch wrote: the new contacts' ids by service number, and the changed contacts' ids. */
 export interface BatchWritten {

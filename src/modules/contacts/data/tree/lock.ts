@@ -1,7 +1,7 @@
 import { KnexTimeoutError, type Knex } from 'knex';
-import { dialectOf, inTransaction, isUniqueViolation, type Db, type Queryable } from '../../../lib/db';
-import { AppError } from '../../../lib/errors';
-import type { ReadVersions } from '../../access';
+import { dialectOf, inTransaction, isUniqueViolation, type Db, type Queryable } from '../../../../lib/db';
+import { AppError } from '../../../../lib/errors';
+import type { ReadVersions } from '../../../access';
 
 /**
  * The directory lock and versions: one row, `directory_state`. Every tree change increments
