@@ -74,6 +74,19 @@ const boundaryZones = [
     message: 'Migrations stand alone: they may import only migrations/ and npm packages.',
   },
   ...Object.entries(MODULE_DEPENDENCIES).flatMap(([name, allowed]) => moduleZones(name, allowed)),
+  // Inside contacts, statements and rules live apart: data/ holds the SQL (queries, writers, the
+  // tree's derived columns, the search grams), domain/ the shapes both sides share; the rooms
+  // above them (http, read, write, search) hold the rules and may use both, never the reverse.
+  {
+    target: './src/modules/contacts/data',
+    from: ['./src/modules/contacts/http', './src/modules/contacts/read', './src/modules/contacts/write', './src/modules/contacts/search', './src/modules/contacts/index.ts'],
+    message: 'contacts/data holds statements: it may import only contacts/domain, lib and other modules, not the rooms that hold the rules.',
+  },
+  {
+    target: './src/modules/contacts/domain',
+    from: ['./src/modules/contacts/data', './src/modules/contacts/http', './src/modules/contacts/read', './src/modules/contacts/write', './src/modules/contacts/search', './src/modules/contacts/index.ts'],
+    message: 'contacts/domain holds the shapes that data and rules share: it imports nothing else of contacts.',
+  },
 ];
 
 export default tseslint.config(

@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 
 /**
@@ -47,9 +49,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a child process and waits until `readyUrl` answers 200. */
+/**
+ * Starts a child process and waits until `readyUrl` answers 200. Its standard output (the
+ * service's log lines, warnings and errors only: LOG_LEVEL=warn) goes to a file in the system's
+ * temporary folder, named on stderr, so that a 5xx in a run can be looked up afterwards.
+ */
 export async function start(command: string, args: string[], env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const log = path.join(os.tmpdir(), `bench-${new URL(readyUrl).port}.log`);
+  const child = spawn(command, args, { env, stdio: ['ignore', fs.openSync(log, 'w'), 'inherit'] });
+  process.stderr.write(`${args.at(-1)} on port ${new URL(readyUrl).port}: its log in ${log}\n`);
   let exited: number | null = null;
   child.on('exit', (code) => (exited = code ?? -1));
   for (let waited = 0; waited < 60_000; waited += 200) {

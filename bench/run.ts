@@ -10,7 +10,8 @@
  * so that the ratio with metrics on tells what they cost; and a third with AUDIT_ENABLED=false,
  * on which the move scenario (in turns) and the import run again, for what the audit trail costs
  * them. Prints a table and writes the figures
- * with the machine and database to bench/results/<time>-<database>.json.
+ * with the machine and database to bench/results/<time>-<database>.json. BENCH_SERVICE_NODE_ARGS
+ * adds flags to the services' node (a CPU profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -195,7 +196,9 @@ async function main() {
   const port = await freePort();
   const env = serviceEnv(config.admin, port);
   // each service as a deployment starts it: with the heap limit it would set (docker-compose.yml)
-  const serviceArgs = [...(args.serviceHeapMb ? [`--max-old-space-size=${args.serviceHeapMb}`] : []), 'dist/src/server.js'];
+  // BENCH_SERVICE_NODE_ARGS: more flags for the services' node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const serviceArgs = [...nodeArgs, ...(args.serviceHeapMb ? [`--max-old-space-size=${args.serviceHeapMb}`] : []), 'dist/src/server.js'];
   const service = await start(process.execPath, serviceArgs, env, `http://127.0.0.1:${port}/ready`);
   const started: ChildProcess[] = [service];
   const stopAll = () => started.forEach((child) => child.kill('SIGTERM'));

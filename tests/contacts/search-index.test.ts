@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createDb } from '../../src/lib/db';
 import { compareCodePoints } from '../../src/lib/text';
 import { SearchIndex } from '../../src/modules/contacts/search/search-index';
-import { directoryVersions } from '../../src/modules/contacts/tree/lock';
+import { directoryVersions } from '../../src/modules/contacts/data/tree/lock';
 import { setupOwnTestContext } from '../helpers/context';
 import request from 'supertest';
 import { bearer, createUnit, createUser, unique } from '../helpers/factory';

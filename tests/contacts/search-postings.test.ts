@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { contactGramsView, gramPair, gramQueryOf } from '../../src/modules/contacts/search/grams';
+import { contactGramsView, gramPair, gramQueryOf } from '../../src/modules/contacts/data/grams';
 import { GramPostingsBuilder } from '../../src/modules/contacts/search/postings';
 
 /**

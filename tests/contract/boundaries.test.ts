@@ -10,14 +10,17 @@ const root = path.resolve(__dirname, '../..');
 
 const PROBES: Record<string, [file: string, code: string]> = {
   throughIndex: ['src/modules/accounts/probe.ts', "export { findUser } from '../contacts';\n"],
-  deepImport: ['src/modules/accounts/probe.ts', "export { insertContact } from '../contacts/write/contact.writer';\n"],
+  deepImport: ['src/modules/accounts/probe.ts', "export { insertContact } from '../contacts/data/contact.writer';\n"],
   forbiddenArrow: ['src/modules/access/probe.ts', "export { findUser } from '../contacts';\n"],
   auditReachesContacts: ['src/modules/audit/probe.ts', "export { findUser } from '../contacts';\n"],
   contactsWriteTheTrail: ['src/modules/contacts/write/probe.ts', "export { AuditTrail } from '../../audit';\n"],
   libReachesUp: ['src/lib/probe.ts', "export { findUser } from '../modules/contacts';\nexport type { Config } from '../config';\n"],
   moduleImportsShell: ['src/modules/contacts/probe.ts', "export type { Config } from '../../config';\n"],
-  insideModule: ['src/modules/contacts/read/probe.ts', "export { contactQuery } from './users.queries';\n"],
-  cycle: ['src/modules/contacts/tree/lock.ts', "export { ContactReads } from '../index';\n"],
+  insideModule: ['src/modules/contacts/read/probe.ts', "export { contactQuery } from '../data/users.queries';\n"],
+  dataReachesRules: ['src/modules/contacts/data/probe.ts', "export { ContactWrites } from '../write/contact-writes.service';\nexport { ContactReads } from '../read/contact-reads.service';\n"],
+  domainReachesData: ['src/modules/contacts/domain/probe.ts', "export { contactQuery } from '../data/users.queries';\n"],
+  dataUsesDomain: ['src/modules/contacts/data/probe.ts', "export { toContact } from '../domain/contact.record';\n"],
+  cycle: ['src/modules/contacts/data/tree/lock.ts', "export { ContactReads } from '../../index';\n"],
 };
 
 /**
@@ -78,10 +81,17 @@ describe('import boundaries (npm run lint)', () => {
     expect(found[0]).toMatch(/^Modules may not import the app shell/);
   });
 
-  test('reports an import cycle', () => {
-    // files of a module import each other freely; tree/lock.ts importing the module's face
-    // closes a loop (the face imports the reads, which import tree/lock.ts)
+  test("inside contacts, the rules' rooms use data/ and domain/, data/ uses domain/, and neither reaches up", () => {
     expect(boundaryErrors('insideModule')).toEqual([]);
+    expect(boundaryErrors('dataUsesDomain')).toEqual([]);
+    const data = 'contacts/data holds statements: it may import only contacts/domain, lib and other modules, not the rooms that hold the rules.';
+    expect(boundaryErrors('dataReachesRules')).toEqual([data, data]);
+    expect(boundaryErrors('domainReachesData')).toEqual(['contacts/domain holds the shapes that data and rules share: it imports nothing else of contacts.']);
+  });
+
+  test('reports an import cycle', () => {
+    // data/tree/lock.ts importing the module's face closes a loop (the face imports the reads,
+    // which import data/tree/lock.ts); the zone above reports the arrow too
     expect((boundaryErrors('cycle')).some((m) => /cycle/i.test(m))).toBe(true);
   });
 });

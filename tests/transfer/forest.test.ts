@@ -1,5 +1,5 @@
 import { changeDirectory } from '../../src/modules/contacts';
-import { insertContactForest, type ForestContact } from '../../src/modules/contacts/write/forest.writer';
+import { insertContactForest, type ForestContact } from '../../src/modules/contacts/data/forest.writer';
 import type { Db } from '../../src/lib/db';
 import { openOwnSeededDb } from '../helpers/context';
 import { unique } from '../helpers/factory';

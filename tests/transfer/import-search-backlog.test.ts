@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { changeDirectory } from '../../src/modules/contacts';
-import { drainSearchBacklog } from '../../src/modules/contacts/search/backlog';
-import { contactGrams, SEARCH_FIELDS } from '../../src/modules/contacts/search/grams';
-import { insertContactForest, type ForestContact } from '../../src/modules/contacts/write/forest.writer';
+import { drainSearchBacklog } from '../../src/modules/contacts/data/backlog';
+import { contactGrams, SEARCH_FIELDS } from '../../src/modules/contacts/data/grams';
+import { insertContactForest, type ForestContact } from '../../src/modules/contacts/data/forest.writer';
 import { setupOwnTestContext } from '../helpers/context';
 import { bearer, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
 import { csv, HEADER, importCsv, tagOf } from './transfer-support';

@@ -5,13 +5,13 @@ import { sendKeptJson, sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { authOf, conditionalRead, requirePermission as can } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
-import { contactRowTag } from '../read/contact.record';
+import { contactRowTag } from '../domain/contact.record';
 import type { ListInput } from '../read/list-input';
 import type { UnitTrees } from '../read/unit-tree.service';
-import { directoryTagOf } from '../tree/lock';
+import { directoryTagOf } from '../data/tree/lock';
 import type { ContactSearch, SearchInput } from '../search/contact-search.service';
 import type { ContactWrites, CreateContactInput } from '../write/contact-writes.service';
-import type { ContactChanges } from '../write/contact.writer';
+import type { ContactChanges } from '../data/contact.writer';
 import {
   bulkDeleteRules,
   bulkMoveRules,

@@ -4,16 +4,16 @@ import { NotFoundError } from '../../../lib/errors';
 import { pageOf } from '../../../lib/http/validate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
-import { subtreeRange } from '../tree/lineage';
-import type { DirectoryVersions } from '../tree/lock';
-import { toContact, type Contact, type ContactRow } from './contact.record';
-import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from './directory.queries';
+import { subtreeRange } from '../data/tree/lineage';
+import type { DirectoryVersions } from '../data/tree/lock';
+import { toContact, type Contact, type ContactRow } from '../domain/contact.record';
+import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from '../data/directory.queries';
 import { nest, shape, type Format } from './formats';
 import { buildHierarchy } from './hierarchy';
 import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
-import { childrenCount, childrenPage, contactExists, countStatistics, listPage } from './listing.queries';
-import { activeUnitMembers } from './unit-tree.queries';
-import { contactReader, contactsByIdsReader } from './users.queries';
+import { childrenCount, childrenPage, contactExists, countStatistics, listPage } from '../data/listing.queries';
+import { activeUnitMembers } from '../data/unit-tree.queries';
+import { contactReader, contactsByIdsReader } from '../data/users.queries';
 import type { ContactFilters, ContactStatistics, OrdRange } from '../domain/filters';
 
 /** Reads of the directory: one contact, listings, children, counters and the units' hierarchy. */

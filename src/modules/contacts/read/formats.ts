@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../lib/db';
-import { lineageOf, type AncestorRow } from '../tree/lineage';
-import type { Contact } from './contact.record';
+import { lineageOf, type AncestorRow } from '../data/tree/lineage';
+import type { Contact } from '../domain/contact.record';
 
 /**
  * The three shapes of a list of contacts (docs/api.md, Contacts), built from rows already in the

@@ -1,9 +1,9 @@
 import type { Db } from '../../../lib/db';
-import { contactsByIdsReader } from '../read/users.queries';
+import { contactsByIdsReader } from '../data/users.queries';
 import { idEcho, SEARCH_LIMIT } from '../read/list-input';
-import type { DirectoryVersions } from '../tree/lock';
+import type { DirectoryVersions } from '../data/tree/lock';
 import type { SearchIndex } from './search-index';
-import { rankedSearch } from './search.queries';
+import { rankedSearch } from '../data/search.queries';
 import type { ContactFilters } from '../domain/filters';
 
 export interface SearchInput {

@@ -1,5 +1,5 @@
-import { LIST_SEARCH_FIELDS } from './candidates';
-import { SEARCH_FIELDS, type SearchableFields } from './grams';
+import { LIST_SEARCH_FIELDS } from '../data/candidates';
+import { SEARCH_FIELDS, type SearchableFields } from '../data/grams';
 
 /**
  * What the in-memory index decides about one contact's text, whether it comes from the snapshot
@@ -38,7 +38,7 @@ export function indexedTextOf(row: SearchableFields): IndexedText {
   return { text, listedEnd, serviceNo: String(row.service_no).toLowerCase(), email: String(row.email) };
 }
 
-/** The sort name of a text's contact (tree/order.ts sortNameOf: the lower-cased name, at most 255 code points). */
+/** The sort name of a text's contact (data/tree/keys.ts sortNameOf: the lower-cased name, at most 255 code points). */
 export function sortNameOfText(text: string): string {
   const end = text.indexOf(SEPARATOR);
   return Array.from(end < 0 ? text : text.slice(0, end)).slice(0, 255).join('');

@@ -1,8 +1,8 @@
 import type { Db } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
 import type { FilteredColumns } from '../domain/filters';
-import { directoryVersions } from '../tree/lock';
-import { SEARCH_FIELDS, type SearchableFields } from './grams';
+import { directoryVersions } from '../data/tree/lock';
+import { indexedRowsChangedSince } from '../data/index.queries';
 import { indexedTextOf, sortNameOfText, type IndexedText } from './matching';
 import type { SearchSnapshot } from './snapshot';
 
@@ -27,7 +27,7 @@ export const MAX_CHANGED = 5000;
  * until the next build (docs/performance.md, "A mixed load").
  *
  * Every write of what the index holds stamps the row with its transaction's directory version
- * (tree/lock.ts changeStamp), under the directory lock. So once the directory's version V is
+ * (data/tree/lock.ts changeStamp), under the directory lock. So once the directory's version V is
  * read, every change up to V has committed, and one indexed read of the rows stamped after the
  * last version caught up to (`change_version > ?`) brings every one of them: `version` then
  * becomes V. A snapshot's walks skip its slots of the changed contacts (`shadowed`), and the
@@ -50,13 +50,10 @@ export class ChangedContacts {
   /** Reads the contacts changed since `version` (rows changed again are read again) and brings `version` to the directory's. */
   async catchUp(db: Db): Promise<void> {
     const { version } = await directoryVersions(db);
-    const rows = await db('users')
-      .where('change_version', '>', this.version)
-      .limit(MAX_CHANGED + 1)
-      .select('id', 'unit_id', 'department_id', 'role_id', 'parent_id', 'tree_ord', 'is_active', ...SEARCH_FIELDS);
+    const rows = await indexedRowsChangedSince(db, this.version, MAX_CHANGED + 1);
     for (const row of rows) {
       const id = Number(row.id);
-      const text = indexedTextOf(row as SearchableFields);
+      const text = indexedTextOf(row);
       this.contacts.set(id, {
         id,
         ...text,

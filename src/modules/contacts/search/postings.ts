@@ -1,4 +1,4 @@
-import { gramPair } from './grams';
+import { gramPair } from '../data/grams';
 
 /**
  * Trigram posting lists in one array: the contacts (numbers, ascending) of gram g are

@@ -1,5 +1,5 @@
 import type { Db } from '../../../lib/db';
-import type { DirectoryVersions } from '../tree/lock';
+import type { DirectoryVersions } from '../data/tree/lock';
 import { SEPARATOR } from './matching';
 import { ChangedContacts } from './overlay';
 import { SearchSnapshot } from './snapshot';

@@ -1,6 +1,7 @@
 import { streamRows, type Db } from '../../../lib/db';
-import { directoryVersions } from '../tree/lock';
-import { contactGramsView, gramQueryOf, gramPair, SEARCH_FIELDS, type SearchableFields } from './grams';
+import { directoryVersions } from '../data/tree/lock';
+import { indexedRowsInNameOrder } from '../data/index.queries';
+import { contactGramsView, gramQueryOf, gramPair, type SearchableFields } from '../data/grams';
 import { conditionsOf, counterOver, predicateOver, type ColumnReader, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
 import { indexedTextOf, listedMatch, searchRank, sortNameOfText } from './matching';
 import { breather, GramPostingsBuilder, type GramPostings } from './postings';
@@ -70,10 +71,7 @@ export class SearchSnapshot {
     // id, each row numbered as it comes and not kept (streamRows: streamed on MySQL, one read on
     // SQLite, so that its only connection is not held for the build).
     // One statement: the tree columns are one consistent state of the tree.
-    const query = db('users')
-      .select('id', 'unit_id', 'department_id', 'role_id', 'parent_id', 'tree_ord', 'is_active', ...SEARCH_FIELDS)
-      .orderBy([{ column: 'sort_name' }, { column: 'id' }]);
-    for await (const row of streamRows(db, query)) {
+    for await (const row of streamRows(db, indexedRowsInNameOrder(db))) {
       const slot = ids.length;
       ids.push(Number(row.id));
       const t = indexedTextOf(row as SearchableFields);

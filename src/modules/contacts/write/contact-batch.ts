@@ -4,12 +4,12 @@ import { AppError } from '../../../lib/errors';
 import { TimeSlices } from '../../../lib/yield';
 import type { Actor, AuditEntry, AuditTrail } from '../../audit';
 import { checkContacts } from './contact-rules';
-import { changeDirectory } from './uniqueness';
-import type { UserRow } from '../read/users.queries';
+import { changeDirectory } from '../data/uniqueness';
+import type { UserRow } from '../data/users.queries';
 import type { ContactBatch, PlannedCreate, RuleFailure } from './contact-change';
 import { parentsFirst } from './parent-rules';
-import { updateContact, type ContactChanges } from './contact.writer';
-import { insertContactForest, type ForestContact } from './forest.writer';
+import { updateContact, type ContactChanges } from '../data/contact.writer';
+import { insertContactForest, type ForestContact } from '../data/forest.writer';
 
 /** What a batch wrote: the new contacts' ids by service number, and the changed contacts' ids. */
 export interface BatchWritten {
@@ -80,6 +80,9 @@ class RolledBack {
  * ContactWrites.changeMany's transaction: `plan` under the directory lock, the rules over the
  * whole batch, then the write and its audit entry, or a rollback with every failure.
  */
+/** An import's batch holds the lock for long: its own commit, not one shared with the short changes queued meanwhile. */
+const ALONE = { alone: true };
+
 export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: BatchPlan, options: BatchOptions): Promise<BatchResult> {
   try {
     const written = await changeDirectory(db, async (trx) => {
@@ -90,7 +93,7 @@ export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: 
       if (!('created' in result)) throw new RolledBack([result]);
       await audit.record(trx, actor, options.audit(result));
       return result;
-    });
+    }, undefined, ALONE);
     return { failures: [], written };
   } catch (err) {
     if (err instanceof RolledBack) return { failures: err.failures, written: null };

@@ -1,6 +1,6 @@
 import type { AppError } from '../../../lib/errors';
-import type { UserRow } from '../read/users.queries';
-import type { ContactChanges, ContactInsert } from './contact.writer';
+import type { UserRow } from '../data/users.queries';
+import type { ContactChanges, ContactInsert } from '../data/contact.writer';
 
 /**
  * A change of the directory as every writer of contacts describes it: new contacts and

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
-import { chunks } from '../../../lib/chunks';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type AppError, type FieldError } from '../../../lib/errors';
 import { assertRoleWithinReach, reachesEveryOrganization, type AuthContext } from '../../access';
-import { findUserRows } from '../read/users.queries';
+import { findUserRows } from '../data/users.queries';
+import { referencedRows } from '../data/references.queries';
 import { subjectsOf, type ContactBatch, type RuleFailure, type Subject } from './contact-change';
-import type { ContactChanges } from './contact.writer';
+import type { ContactChanges } from '../data/contact.writer';
 import { checkParents } from './parent-rules';
-import type { UniqueField } from './uniqueness';
+import type { UniqueField } from '../data/uniqueness';
 
 /**
  * The rules of a contact, checked once for every writer: a single create or change, a bulk
@@ -103,12 +103,7 @@ async function checkReferences(trx: Knex.Transaction, subjects: Subject[], failu
       const id = field === 'department_id' ? s.departmentId : s.given[field];
       if (typeof id === 'number') ids.add(id);
     }
-    const rows = new Map<number, number | null>();
-    for (const chunk of chunks([...ids], 1000)) {
-      const columns = field === 'department_id' ? ['id', 'unit_id'] : ['id'];
-      for (const r of await trx(table).whereIn('id', chunk).select(columns)) rows.set(Number(r.id), r.unit_id === undefined ? null : Number(r.unit_id));
-    }
-    found.set(field, rows);
+    found.set(field, await referencedRows(trx, table, [...ids], field === 'department_id'));
   }
   for (const s of subjects) {
     const errors: FieldError[] = [];

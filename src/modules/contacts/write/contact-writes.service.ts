@@ -5,16 +5,16 @@ import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../audit';
 import { ROLE_ID, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
-import { contactRowTag } from '../read/contact.record';
-import { findUserRow, findUserRows, type UserRow } from '../read/users.queries';
-import { TreeOrder } from '../tree/order';
-import { deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert, type Orphan } from './contact.writer';
-import { setPassword } from './account.writer';
+import { contactRowTag } from '../domain/contact.record';
+import { findUserRow, findUserRows, type UserRow } from '../data/users.queries';
+import { TreeOrder } from '../data/tree/order';
+import { deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert, type Orphan } from '../data/contact.writer';
+import { setPassword } from '../data/account.writer';
 import type { ContactBatch } from './contact-change';
 import { checkContacts, CONTACT_TAKEN, outsideOrganization, throwFirst, type TakenWords } from './contact-rules';
 import { byOrganization, changeMany, type BatchOptions, type BatchPlan, type BatchResult } from './contact-batch';
-import type { SearchBacklog } from '../search/backlog';
-import { changeDirectory, type UniqueClaim } from './uniqueness';
+import type { SearchBacklog } from '../data/backlog';
+import { changeDirectory, type UniqueClaim } from '../data/uniqueness';
 
 export type CreateContactInput = Omit<ContactInsert, 'password_hash' | 'organization_id' | 'branch' | 'sub_branch'> & {
   password?: string;

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { BadRequestError } from '../../../lib/errors';
 import { TimeSlices } from '../../../lib/yield';
-import { findUserRows } from '../read/users.queries';
-import { lineageOf } from '../tree/lineage';
+import { findUserRows } from '../data/users.queries';
+import { lineageOf } from '../data/tree/lineage';
 import type { PlannedChange, RuleCode, RuleFailure, Subject } from './contact-change';
 
 /**

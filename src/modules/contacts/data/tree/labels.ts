@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { chunks } from '../../../lib/chunks';
-import { compareCodePoints } from '../../../lib/text';
+import { chunks } from '../../../../lib/chunks';
+import { compareCodePoints } from '../../../../lib/text';
 import { changeStamp } from './lock';
 
 /**

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
-import { containsTerm, joinCandidates } from '../search/candidates';
-import { SEARCH_FIELDS } from '../search/grams';
+import { containsTerm, joinCandidates } from './candidates';
+import { SEARCH_FIELDS } from './grams';
 import { conditionsOf, COUNTED, countInto, statistics, type Condition, type ContactFilters, type ContactStatistics, type OrdRange } from '../domain/filters';
-import { toContact, toListedContact, type Contact } from './contact.record';
+import { toContact, toListedContact, type Contact } from '../domain/contact.record';
 import { contactQuery } from './users.queries';
 
 /** The fields a filter or a statistic needs, for a set held in memory. */

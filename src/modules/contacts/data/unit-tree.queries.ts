@@ -1,8 +1,8 @@
 import { chunks } from '../../../lib/chunks';
 import { dialectOf, type Db } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
-import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from '../search/candidates';
-import type { AncestorRow } from '../tree/lineage';
+import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from './candidates';
+import type { AncestorRow } from './tree/lineage';
 import { applyFilters } from './listing.queries';
 import { USER_CONTACT_COLUMNS } from './users.queries';
 import type { ContactFilters } from '../domain/filters';

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../../lib/db';
+import type { Queryable } from '../../../../lib/db';
 import { ORD_LIMIT } from './labels';
 
 /** The two keys of the directory's order (order.ts): a contact's sibling-order name, and where a subtree ends. */

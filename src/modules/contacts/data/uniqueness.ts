@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation, type Db, type Queryable } from '../../../lib/db';
 import type { AppError } from '../../../lib/errors';
-import { lockedChange } from '../tree/lock';
+import { lockedChange, type ChangeOptions } from './tree/lock';
 
 export type UniqueField = 'email' | 'service_no';
 
@@ -39,13 +39,14 @@ export async function assertUnique(db: Queryable, claim: UniqueClaim): Promise<v
 }
 
 /**
- * Runs a change of the directory: one transaction holding the directory lock from its first
- * statement (lock.ts), run again after a deadlock. With a claim, a unique key that a
- * concurrent writer won answers as assertUnique does: the checks and the race give one message.
+ * Runs a change of the directory: a transaction holding the directory lock from its first
+ * statement, run again after a deadlock, and committed with the changes queued beside it unless
+ * `options.alone` (lockedChange, lock.ts). With a claim, a unique key that a concurrent writer
+ * won answers as assertUnique does: the checks and the race give one message.
  */
-export async function changeDirectory<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>, claim?: UniqueClaim): Promise<T> {
+export async function changeDirectory<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>, claim?: UniqueClaim, options: ChangeOptions = {}): Promise<T> {
   try {
-    return await lockedChange(db, work);
+    return await lockedChange(db, work, options);
   } catch (err) {
     if (claim && isUniqueViolation(err)) await assertUnique(db, claim);
     throw err;

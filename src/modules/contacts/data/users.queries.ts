@@ -4,8 +4,8 @@ import { coalescedById, preparedByIds, type Db, type Queryable } from '../../../
 import { nullableId, nullableText } from '../../../lib/rows';
 import { toIsoRequired } from '../../../lib/time';
 import type { SessionRecord, SessionSource } from '../../access';
-import { withReadVersions } from '../tree/lock';
-import { toListedContact, toUserRecord, type Contact, type ContactRow, type NameMaps, type UserRecord } from './contact.record';
+import { withReadVersions } from './tree/lock';
+import { toListedContact, toUserRecord, type Contact, type ContactRow, type NameMaps, type UserRecord } from '../domain/contact.record';
 
 /**
  * The one read of the user row with its names. Each field is a column of `users as u` or a

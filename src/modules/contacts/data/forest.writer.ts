@@ -4,10 +4,10 @@ import { writeRows } from '../../../lib/db';
 import { TimeSlices } from '../../../lib/yield';
 import { compareCodePoints } from '../../../lib/text';
 import { ROLE_ID } from '../../access';
-import { addToSearchBacklog } from '../search/backlog';
-import { changeStamp, markSearchChanged } from '../tree/lock';
-import { sortNameOf } from '../tree/keys';
-import { TreeOrder } from '../tree/order';
+import { addToSearchBacklog } from './backlog';
+import { changeStamp, markSearchChanged } from './tree/lock';
+import { sortNameOf } from './tree/keys';
+import { TreeOrder } from './tree/order';
 import type { ContactInsert } from './contact.writer';
 
 /** A new contact of a forest: its parent is a contact already in the directory, another new one (by service number), or none. */

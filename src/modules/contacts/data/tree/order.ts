@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { compareCodePoints } from '../../../lib/text';
+import { compareCodePoints } from '../../../../lib/text';
 import { subtreeEnd } from './keys';
-import { chunks } from '../../../lib/chunks';
-import { TimeSlices } from '../../../lib/yield';
+import { chunks } from '../../../../lib/chunks';
+import { TimeSlices } from '../../../../lib/yield';
 import { lastLabelBefore, makeRoom } from './gaps';
 import { ORD_LIMIT, ORD_STEP, writeLabels } from './labels';
 import { changeStamp } from './lock';

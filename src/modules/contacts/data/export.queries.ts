@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../lib/db';
-import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from '../search/candidates';
-import { subtreeEnd } from '../tree/keys';
+import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from './candidates';
+import { subtreeEnd } from './tree/keys';
 import { applyFilters } from './listing.queries';
 import { userQuery } from './users.queries';
 import type { ContactFilters } from '../domain/filters';

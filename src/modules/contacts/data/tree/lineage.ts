@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { Queryable } from '../../../lib/db';
-import { NotFoundError } from '../../../lib/errors';
-import { nullableId } from '../../../lib/rows';
+import type { Queryable } from '../../../../lib/db';
+import { NotFoundError } from '../../../../lib/errors';
+import { nullableId } from '../../../../lib/rows';
 import { subtreeEnd } from './keys';
-import type { OrdRange } from '../domain/filters';
+import type { OrdRange } from '../../domain/filters';
 
 /** A contact and its parent, as a walk up the tree needs them. */
 export interface AncestorRow {

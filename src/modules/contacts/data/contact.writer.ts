@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { BadRequestError } from '../../../lib/errors';
-import type { UserRow } from '../read/users.queries';
-import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from '../search/grams';
-import { lineageOf } from '../tree/lineage';
-import { changeStamp, markSearchChanged } from '../tree/lock';
-import { sortNameOf } from '../tree/keys';
-import { TreeOrder } from '../tree/order';
+import type { UserRow } from './users.queries';
+import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from './grams';
+import { lineageOf } from './tree/lineage';
+import { changeStamp, markSearchChanged } from './tree/lock';
+import { sortNameOf } from './tree/keys';
+import { TreeOrder } from './tree/order';
 
 /**
  * Every write to a contact row that can touch the tree goes through here, inside a

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { chunks } from '../../../lib/chunks';
-import { dialectOf, type Db, type Queryable } from '../../../lib/db';
-import { BACKLOG_TABLE, contactGrams, contactGramsView, SEARCH_FIELDS, type SearchableFields } from '../search/grams';
+import { chunks } from '../../../../lib/chunks';
+import { dialectOf, type Db, type Queryable } from '../../../../lib/db';
+import { BACKLOG_TABLE, contactGrams, contactGramsView, SEARCH_FIELDS, type SearchableFields } from '../grams';
 import { computePreorder, ORD_LIMIT, writeLabels } from './labels';
 import { changeStamp, lockedChange, markSearchChanged } from './lock';
 import { sortNameOf } from './keys';
@@ -192,5 +192,5 @@ export async function repairDirectory(db: Db): Promise<DirectoryReport> {
     await rewriteGrams(trx, wrongGrams);
     await markSearchChanged(trx);
     return report;
-  });
+  }, { alone: true });
 }

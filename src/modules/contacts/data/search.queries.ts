@@ -1,7 +1,7 @@
 import type { Queryable } from '../../../lib/db';
 import { compareCodePoints } from '../../../lib/text';
-import { applyFilters } from '../read/listing.queries';
-import { sortNameOf } from '../tree/keys';
+import { applyFilters } from './listing.queries';
+import { sortNameOf } from './tree/keys';
 import { containsTerm, joinCandidates } from './candidates';
 import { SEARCH_FIELDS } from './grams';
 import type { ContactFilters } from '../domain/filters';

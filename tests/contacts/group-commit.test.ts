@@ -1,0 +1,93 @@
+import type { Knex } from 'knex';
+import { NotFoundError } from '../../src/lib/errors';
+import { changeDirectory } from '../../src/modules/contacts';
+import { changeStamp } from '../../src/modules/contacts/data/tree/lock';
+import { isMysql } from '../helpers/config';
+import { setupTestContext } from '../helpers/context';
+import { createUser, type TestUser } from '../helpers/factory';
+import { holdDirectoryLock } from '../helpers/tree';
+
+/**
+ * The changes that queue up while one holds the directory lock run next in one transaction,
+ * each in a savepoint, and commit together (tree/lock.ts, lockedChange). These tests queue
+ * changes behind a held lock, so that they form one group, and prove what each caller hears and
+ * what the database keeps.
+ */
+describe('changes queued behind the directory lock commit together', () => {
+  const ctx = setupTestContext();
+  let contacts: TestUser[];
+  beforeAll(async () => {
+    contacts = [];
+    for (let i = 0; i < 4; i++) contacts.push(await createUser(ctx));
+  });
+
+  const nameOf = async (id: number) => (await ctx.db('users').where({ id }).first('name')).name as string;
+  const rename = (trx: Knex.Transaction, id: number, name: string) => trx('users').where({ id }).update({ name });
+
+  it('rolls back a change that fails with a 4xx alone, its writes undone, and commits the others', async () => {
+    const [a, b, c] = contacts;
+    const before = await nameOf(a.id);
+    const lock = await holdDirectoryLock(ctx.db);
+    const failing = changeDirectory(ctx.db, async (trx) => {
+      await rename(trx, a.id, 'Written Then Refused');
+      throw new NotFoundError('Contact not found');
+    });
+    const first = changeDirectory(ctx.db, async (trx) => (await rename(trx, b.id, 'Grouped First'), changeStamp(trx)));
+    const second = changeDirectory(ctx.db, async (trx) => (await rename(trx, c.id, 'Grouped Second'), changeStamp(trx)));
+    await lock.release();
+
+    await expect(failing).rejects.toThrow(NotFoundError);
+    // each change of the group has a directory version of its own, in the order of the queue
+    const [v1, v2] = await Promise.all([first, second]);
+    expect(v2).toBe(v1 + 1);
+    expect(await nameOf(a.id)).toBe(before);
+    expect(await nameOf(b.id)).toBe('Grouped First');
+    expect(await nameOf(c.id)).toBe('Grouped Second');
+  });
+
+  it('runs each change of a group again alone after a failure that is not a 4xx, so only the failing one fails', async () => {
+    const [a, b, c] = contacts;
+    const before = await nameOf(b.id);
+    const lock = await holdDirectoryLock(ctx.db);
+    let runsOfB = 0;
+    const ok1 = changeDirectory(ctx.db, (trx) => rename(trx, a.id, 'Survived A Broken Group'));
+    const broken = changeDirectory(ctx.db, async (trx) => {
+      runsOfB++;
+      await rename(trx, b.id, 'Written Then Broken');
+      throw new TypeError('a defect, not a refusal');
+    });
+    const ok2 = changeDirectory(ctx.db, (trx) => rename(trx, c.id, 'Survived Too'));
+    await lock.release();
+
+    await expect(broken).rejects.toThrow(TypeError);
+    await expect(ok1).resolves.toBe(1);
+    await expect(ok2).resolves.toBe(1);
+    // once in the group, once alone
+    expect(runsOfB).toBe(2);
+    expect(await nameOf(a.id)).toBe('Survived A Broken Group');
+    expect(await nameOf(b.id)).toBe(before);
+    expect(await nameOf(c.id)).toBe('Survived Too');
+  });
+
+  // SQLite has one connection, which the group's transaction holds: a read beside it would wait
+  (isMysql() ? it : it.skip)('commits the group once: a change sees the earlier ones of its group, which no other connection sees before the commit', async () => {
+    const [a, , , d] = contacts;
+    const before = await nameOf(a.id);
+    const lock = await holdDirectoryLock(ctx.db);
+    const writer = changeDirectory(ctx.db, (trx) => rename(trx, a.id, 'Not Yet Committed'));
+    const reader = changeDirectory(ctx.db, async (trx) => ({
+      inside: (await trx('users').where({ id: a.id }).first('name')).name,
+      outside: await nameOf(a.id),
+    }));
+    // a change that asks to run alone ends the group: it sees the group committed
+    const alone = changeDirectory(ctx.db, async () => nameOf(a.id), undefined, { alone: true });
+    const afterAlone = changeDirectory(ctx.db, (trx) => rename(trx, d.id, 'After The One Alone'));
+    await lock.release();
+
+    await writer;
+    expect(await reader).toEqual({ inside: 'Not Yet Committed', outside: before });
+    expect(await alone).toBe('Not Yet Committed');
+    await afterAlone;
+    expect(await nameOf(d.id)).toBe('After The One Alone');
+  });
+});
