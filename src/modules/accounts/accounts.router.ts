@@ -3,7 +3,7 @@ import { actorOf } from '../audit';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
 import { authOf, requirePermission } from '../access';
-import type { AccountService, LoginInput } from './account.service';
+import type { AccountService, LoginInput } from './accounts.service';
 import type { ProfileChanges, ProfileService } from './profile.service';
 import type { RegisterInput, RegisterService } from './register.service';
 import { changePasswordRules, loginRules, refreshRules, registerRules, updateProfileRules } from './accounts.validators';

@@ -2,7 +2,7 @@ import type { Actor } from '../audit';
 import type { Db } from '../../lib/db';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { findUser, type ContactChanges, type ContactWrites, type UniqueField } from '../contacts';
-import { detailedProfile, profileUser } from './account.shapes';
+import { detailedProfile, profileUser } from './accounts.shapes';
 
 export type ProfileChanges = Pick<
   ContactChanges,

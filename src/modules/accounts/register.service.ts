@@ -4,7 +4,7 @@ import type { Actor } from '../audit';
 import { reachesEveryOrganization } from '../access';
 import { findUser, type ContactWrites, type UniqueField } from '../contacts';
 import { organizationExists, resolveReferenceNames } from '../reference';
-import { registeredUser } from './account.shapes';
+import { registeredUser } from './accounts.shapes';
 
 export interface RegisterInput {
   name: string;

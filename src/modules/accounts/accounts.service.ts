@@ -3,7 +3,7 @@ import { BadRequestError, NotFoundError, UnauthorizedError } from '../../lib/err
 import type { PasswordHasher, SessionLoader, TokenService, TokenSubject } from '../access';
 import { findUser, findUserBySignIn, markSignedIn, setPassword, type UserRecord } from '../contacts';
 import { FAILED_LOGIN_REASON, recordFailedLogin, type FailedLoginReason } from '../security';
-import { signInUser, tokenSubject } from './account.shapes';
+import { signInUser, tokenSubject } from './accounts.shapes';
 import type { AuthContext } from '../access';
 import type { ClientInfo } from '../../lib/http/client';
 
