@@ -91,7 +91,7 @@ function ipKeyCache(max = 10_000): (ip: string | undefined) => string {
   };
 }
 
-/** The identifier the sign-in will use: a non-empty `email`, else `login_id` (as the login in accounts/account.service.ts does). */
+/** The identifier the sign-in will use: a non-empty `email`, else `login_id` (as the login in accounts/accounts.service.ts does). */
 function loginIdentifierOf(req: Request): string {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const email = typeof body.email === 'string' ? body.email.trim() : '';
