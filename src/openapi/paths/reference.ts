@@ -58,10 +58,9 @@ export const referenceSchemas: Record<string, Schema> = {
 function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknown>> {
   const { def } = spec;
   const doc = docOf(spec);
-  const managesOrganizations = spec === organizations;
-  const writers = managesOrganizations
-    ? { roles: SUPER_ADMIN, permission: 'organizations.manage' }
-    : { roles: ADMINS, permission: 'reference.write' };
+  // the documented writers follow the permission the router requires (reference.router.ts)
+  const managesOrganizations = spec.writePermission === 'organizations.manage';
+  const writers = { roles: managesOrganizations ? SUPER_ADMIN : ADMINS, permission: spec.writePermission };
   const record = ref(def.label);
   const one = (message: string) => success(message, obj({ [def.singular]: record }), { [def.singular]: doc.example });
   const Plural = capitalized(def.plural);
