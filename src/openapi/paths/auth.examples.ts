@@ -18,47 +18,12 @@ export const profileUser = {
   last_seen: ayesha.last_seen,
 };
 /** PUT /api/auth/profile answers the caller's row with the names of what it refers to. */
-const {
-  id,
-  name,
-  email,
-  service_no,
-  phone,
-  mobile,
-  alternative_mobile,
-  rank_id,
-  unit_id,
-  department_id,
-  designation_id,
-  rank_name,
-  unit_name,
-  unit_code,
-  department_name,
-  designation_name,
-  avatar,
-  role_id,
-  role_name,
-} = ayesha;
+const PROFILE_FIELDS = [
+  'id', 'name', 'email', 'service_no', 'phone', 'mobile', 'alternative_mobile', 'rank_id', 'unit_id', 'department_id', 'designation_id',
+  'rank_name', 'unit_name', 'unit_code', 'department_name', 'designation_name', 'avatar', 'role_id', 'role_name',
+] as const;
 export const profileDetails = {
-  id,
-  name,
-  email,
-  service_no,
-  phone,
-  mobile,
-  alternative_mobile,
-  rank_id,
-  unit_id,
-  department_id,
-  designation_id,
-  rank_name,
-  unit_name,
-  unit_code,
-  department_name,
-  designation_name,
-  avatar,
-  role_id,
-  role_name,
+  ...Object.fromEntries(PROFILE_FIELDS.map((field) => [field, ayesha[field]])),
   permissions: ['contacts.read'],
 };
 
