@@ -1,8 +1,12 @@
 import { body, query, type ValidationChain } from 'express-validator';
 import { boolRule, intRule, stringRule } from '../../lib/http/validate';
-import type { LevelDef } from './locations.levels';
 
 /** A level's own chains; the engine (lib/crud) puts the id, the page, the search and include_inactive in front. */
+
+/** What the chains need of a level (locations.levels.ts LevelDef): its parent's key, if it has a parent. */
+interface LevelDef {
+  parent: { key: string } | null;
+}
 
 // trimmed, then stored as given: no case folding, no normalization (Bangla names round-trip)
 const nameRule = (required: boolean) => stringRule(body('name'), 'Name', { required, min: 1, max: 100 });
