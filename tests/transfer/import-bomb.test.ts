@@ -1,5 +1,4 @@
 import { PassThrough } from 'node:stream';
-import zlib from 'node:zlib';
 import ExcelJS from 'exceljs';
 import request from 'supertest';
 import { inflateLimits } from '../../src/modules/transfer/zip-limits';
@@ -17,110 +16,18 @@ import {
   transferFixture,
   type TransferFixture,
 } from './transfer-support';
+import { MiB, NS, sharedStringBomb, sheetBomb, textPart, workbookParts, zipOf, type Part } from './xlsx-zip';
 
 /**
  * Zip bombs sent as .xlsx (docs/import-export.md, "Limits"): a few hundred KB that inflate to
  * 400 MiB are refused while they inflate, within a second, and the process's resident memory
  * (supertest runs the app in this process) grows by less than 64 MiB. Workbooks of the size
- * people send still import.
+ * people send still import. The worst workbooks within the limits are measured in a process of
+ * their own (xlsx-memory.test.ts).
  */
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-const MiB = 1024 * 1024;
 const SECOND = 1000;
-
-/** A part of a zip: its deflated bytes, its real size and CRC, and the sizes its directory declares (a lie when told). */
-interface Part {
-  name: string;
-  deflated: Buffer;
-  size: number;
-  crc: number;
-  declared?: { size?: number; compressedSize?: number };
-}
-
-/**
- * A part whose text is `head`, then `unit` `times` over, then `tail`, deflated without ever
- * holding the whole: each piece is a separate full-flushed deflate stream, so the repeated unit
- * is compressed once and its bytes concatenated (1 MiB of one character is ~1 KB deflated).
- */
-function repeatedPart(name: string, head: string, unit: string, times: number, tail: string): Part {
-  const full = { finishFlush: zlib.constants.Z_FULL_FLUSH };
-  const unitBytes = Buffer.from(unit);
-  let crc = zlib.crc32(head);
-  for (let i = 0; i < times; i++) crc = zlib.crc32(unitBytes, crc);
-  crc = zlib.crc32(tail, crc);
-  const block = zlib.deflateRawSync(unitBytes, full);
-  const deflated = Buffer.concat([zlib.deflateRawSync(head, full), ...Array<Buffer>(times).fill(block), zlib.deflateRawSync(tail)]);
-  return { name, deflated, size: Buffer.byteLength(head) + unitBytes.length * times + Buffer.byteLength(tail), crc };
-}
-
-const textPart = (name: string, text: string): Part => repeatedPart(name, text, '', 0, '');
-
-/** A zip of `parts` (deflated), its directory and local headers declaring what each part says. */
-function zipOf(parts: readonly Part[]): Buffer {
-  const chunks: Buffer[] = [];
-  const directory: Buffer[] = [];
-  let offset = 0;
-  for (const part of parts) {
-    const name = Buffer.from(part.name);
-    const size = part.declared?.size ?? part.size;
-    const compressedSize = part.declared?.compressedSize ?? part.deflated.length;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(part.crc, 14);
-    local.writeUInt32LE(compressedSize, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    local.copy(central, 6, 4, 30);
-    central.writeUInt32LE(offset, 42);
-    chunks.push(local, name, part.deflated);
-    directory.push(central, name);
-    offset += local.length + name.length + part.deflated.length;
-  }
-  const centralDirectory = Buffer.concat(directory);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(parts.length, 8);
-  end.writeUInt16LE(parts.length, 10);
-  end.writeUInt32LE(centralDirectory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...chunks, centralDirectory, end]);
-}
-
-const NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
-const RELS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-
-/** The parts around a sheet: what exceljs's reader needs to find the first worksheet. */
-function workbookParts(): Part[] {
-  return [
-    textPart('xl/workbook.xml', `<?xml version="1.0"?><workbook ${NS} xmlns:r="${RELS}"><sheets><sheet name="Contacts" sheetId="1" r:id="rId1"/></sheets></workbook>`),
-    textPart(
-      'xl/_rels/workbook.xml.rels',
-      `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${RELS}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
-    ),
-  ];
-}
-
-/** A one-cell sheet whose cell is shared string 0. */
-const oneCellSheet = () => textPart('xl/worksheets/sheet1.xml', `<?xml version="1.0"?><worksheet ${NS}><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>`);
-
-/** A workbook whose one shared string is `mib` MiB of one letter. */
-function sharedStringBomb(mib: number): Part[] {
-  const strings = repeatedPart('xl/sharedStrings.xml', `<?xml version="1.0"?><sst ${NS} count="1" uniqueCount="1"><si><t>`, 'a'.repeat(MiB), mib, '</t></si></sst>');
-  return [...workbookParts(), strings, oneCellSheet()];
-}
-
-/** A workbook whose sheet is `mib` MiB of one row repeated (16,912 rows a MiB). */
-function sheetBomb(mib: number): Part[] {
-  const row = '<row r="2"><c r="A2" t="inlineStr"><is><t>x</t></is></c></row>';
-  const unit = row.repeat(Math.floor(MiB / row.length));
-  return [...workbookParts(), repeatedPart('xl/worksheets/sheet1.xml', `<?xml version="1.0"?><worksheet ${NS}><sheetData>`, unit, mib, '</sheetData></worksheet>')];
-}
 
 /** The inflated size of the parts (or of the one named), in MiB rounded up, as the service names it. */
 const inMiB = (parts: readonly Part[], name?: string) => Math.ceil(parts.filter((p) => !name || p.name === name).reduce((sum, p) => sum + p.size, 0) / MiB);

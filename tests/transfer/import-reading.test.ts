@@ -44,7 +44,8 @@ describe('reading a large file lets other requests run', () => {
     const file = bigCsv(40_000);
     const { result, turns } = await loopTurnsDuring(() => readSheet(file, 100_000));
     expect(result.rows).toHaveLength(40_000);
-    expect(result.rows[39_999]).toEqual({ row: 40_001, cells: ['Person 39999', 'SN-39999', 'p39999@reading.test', '01700000000', 'UNIT', 'Officer', ''] });
+    expect(result.rows[39_999]).toBe(40_001);
+    expect(result.cellsOf(39_999)).toEqual(['Person 39999', 'SN-39999', 'p39999@reading.test', '01700000000', 'UNIT', 'Officer', '']);
     // one turn at least per 64 KiB given to the parser
     expect(turns).toBeGreaterThanOrEqual(Math.floor(file.length / 65_536));
   });
@@ -75,7 +76,7 @@ describe('reading a large file lets other requests run', () => {
     for (const cut of [65_536, 131_072, 196_608]) expect(file[cut] & 0xc0).toBe(0x80);
     const sheet = await readSheet(file, 100_000);
     expect(sheet.rows).toHaveLength(1000);
-    expect(sheet.rows.every((r) => r.cells.length === 1 && r.cells[0] === name)).toBe(true);
+    expect(sheet.rows.every((_row, i) => sheet.cellsOf(i).length === 1 && sheet.cellsOf(i)[0] === name)).toBe(true);
   });
 });
 

@@ -67,16 +67,18 @@ export async function readRows(sheet: Sheet, header: HeaderMap, passwords: boole
   const rows: ImportRow[] = [];
   const errors: RowError[] = [];
   const slices = new TimeSlices();
-  for (const { row, cells, numbers } of sheet.rows) {
+  const slotOf = new Map(sheet.kept.map((place, slot) => [place, slot]));
+  for (let i = 0; i < sheet.rows.length; i++) {
+    const [row, cells, numbers] = [sheet.rows[i], sheet.cellsOf(i), sheet.numbersOf(i)];
     const values: ImportRow['values'] = {};
     for (const [column, at] of header.positions) {
-      const raw = unescapeFormula((cells[at] ?? '').trim());
+      const raw = unescapeFormula((cells[slotOf.get(at) ?? -1] ?? '').trim());
       values[column] = raw === '' ? null : raw;
     }
     const fail = (field: string, message: string) => errors.push({ row, field, message });
     for (const [column, value] of Object.entries(values) as Array<[Column, string | null]>) {
       if (value === null) continue;
-      const problem = numbers?.includes(header.positions.get(column)!) && PHONE_COLUMNS.has(column)
+      const problem = numbers.includes(header.positions.get(column)!) && PHONE_COLUMNS.has(column)
         ? `The ${column} cell is a number in the workbook (${value}), which loses a leading 0 or +: format the ${column} column as Text and type the numbers again`
         : problemOf(column, value, passwords);
       if (problem) fail(column, problem);

@@ -1,20 +1,29 @@
 import { isUtf8 } from 'node:buffer';
 import { finished } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
-import ExcelJS from 'exceljs';
 import { AppError, ValidationError } from '../../lib/errors';
-import { TimeSlices, yieldToLoop } from '../../lib/yield';
-import { MAX_CELL_CHARS, MAX_COLUMNS } from './columns';
-import { checkedXlsx } from './zip-limits';
+import { yieldToLoop } from '../../lib/yield';
+import { mapHeader, MAX_CELL_CHARS, MAX_COLUMNS } from './columns';
+import { KeptRows } from './sheet-rows';
+import { readXlsx } from './xlsx-sheet';
 
 /**
  * A file's rows as text: the header, then each data row with its own row number in the file.
- * `numbers`: the places of the cells a workbook holds as numbers (not text), which lose a
- * leading 0 or + on the way in (import.rows.ts refuses them in a phone column).
+ * A row keeps only the cells of the columns of the header that the import knows (`kept`,
+ * their places in the header), held compactly (sheet-rows.ts) and read by `cellsOf`.
  */
 export interface Sheet {
   header: string[];
-  rows: Array<{ row: number; cells: string[]; numbers?: number[] }>;
+  kept: number[];
+  /** each data row's number in the file */
+  rows: Uint32Array;
+  /** row i's kept cells, in the order of `kept` */
+  cellsOf(i: number): string[];
+  /**
+   * The header places of row i's kept cells a workbook holds as numbers (not text), which lose
+   * a leading 0 or + on the way in (import.rows.ts refuses them in a phone column).
+   */
+  numbersOf(i: number): number[];
 }
 
 export type SheetFormat = 'csv' | 'xlsx';
@@ -44,12 +53,24 @@ export function formatOf(file: Buffer): SheetFormat {
  */
 export async function readSheet(file: Buffer, maxRows: number): Promise<Sheet> {
   const format = formatOf(file);
-  const sheet = format === 'csv' ? await readCsv(file, maxRows) : await readXlsx(file, maxRows);
-  if (sheet.header.length === 0) throw unreadable(format === 'csv' ? 'The file is empty' : 'The workbook has no rows on its first sheet');
-  if (sheet.header.length > MAX_COLUMNS) throw unreadable(`The file has ${sheet.header.length} columns; at most ${MAX_COLUMNS} are read`);
-  checkRow(1, sheet.header);
-  if (sheet.rows.length > maxRows) throw new AppError(413, `The file has more than ${maxRows} rows (IMPORT_MAX_ROWS)`);
-  return sheet;
+  const { header, kept, rows } = format === 'csv' ? await readCsv(file, maxRows) : await readXlsx(file, maxRows, keptPlaces);
+  if (header.length === 0) throw unreadable(format === 'csv' ? 'The file is empty' : 'The workbook has no rows on its first sheet');
+  if (header.length > MAX_COLUMNS) throw unreadable(`The file has ${header.length} columns; at most ${MAX_COLUMNS} are read`);
+  checkRow(1, header);
+  if (rows.length > maxRows) throw new AppError(413, `The file has more than ${maxRows} rows (IMPORT_MAX_ROWS)`);
+  return { header, kept, rows: rows.rowNumbers(), cellsOf: (i) => rows.cellsOf(i), numbersOf: (i) => rows.numberSlotsOf(i).map((slot) => kept[slot]) };
+}
+
+/**
+ * The places of the header's columns that the import reads; none when mapHeader refuses the
+ * header (a column named twice, no known column), as the import then does with its message.
+ */
+function keptPlaces(header: string[]): number[] {
+  try {
+    return [...mapHeader(header).positions.values()].sort((a, b) => a - b);
+  } catch {
+    return [];
+  }
 }
 
 /** A row's cells within the limits of one row, or 400: checked as each row is read. */
@@ -77,34 +98,37 @@ const CSV_SLICE_BYTES = 64 * 1024;
  * joined again, since the parser decodes a cell's bytes only once the cell ends. Reading stops
  * after `maxRows` + 1 data rows.
  */
-async function readCsv(file: Buffer, maxRows: number): Promise<Sheet> {
+async function readCsv(file: Buffer, maxRows: number): Promise<{ header: string[]; kept: number[]; rows: KeptRows }> {
   const firstLine = file.subarray(0, lineEnd(file)).toString('utf8');
   const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
   const parser = parse({ bom: true, delimiter, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true, skip_empty_lines: false });
-  const sheet: Sheet = { header: [], rows: [] };
+  let header: string[] = [];
+  let kept: number[] = [];
+  let rows = new KeptRows(0);
   let failure: unknown = null;
   let record = 0;
   parser.on('error', (err: unknown) => (failure ??= err));
   parser.on('data', (cells: string[]) => {
     const row = ++record;
-    if (failure || sheet.rows.length > maxRows || !cells.some((c) => c.trim() !== '')) return;
+    if (failure || rows.length > maxRows || !cells.some((c) => c.trim() !== '')) return;
     // the header is checked by readSheet, which names its width as the file's
-    if (sheet.header.length === 0) {
-      sheet.header = cells;
+    if (header.length === 0) {
+      [header, kept] = [cells, keptPlaces(cells)];
+      rows = new KeptRows(kept.length);
       return;
     }
     try {
       checkRow(row, cells);
-      sheet.rows.push({ row, cells });
+      rows.add(row, kept.map((place) => cells[place] ?? ''));
     } catch (err) {
       failure = err;
     }
   });
-  for (let at = 0; at < file.length && !failure && sheet.rows.length <= maxRows; at += CSV_SLICE_BYTES) {
+  for (let at = 0; at < file.length && !failure && rows.length <= maxRows; at += CSV_SLICE_BYTES) {
     parser.write(file.subarray(at, at + CSV_SLICE_BYTES));
     await yieldToLoop();
   }
-  if (!failure && sheet.rows.length <= maxRows) {
+  if (!failure && rows.length <= maxRows) {
     parser.end();
     await finished(parser).catch((err: unknown) => (failure ??= err));
   } else parser.destroy();
@@ -113,91 +137,11 @@ async function readCsv(file: Buffer, maxRows: number): Promise<Sheet> {
     throw unreadable(`The CSV cannot be read${line ? ` at line ${line}` : ''}: ${CSV_PROBLEMS[failure.code] ?? 'the text is not valid CSV'}`);
   }
   if (failure) throw failure;
-  return sheet;
+  return { header, kept, rows };
 }
 
 /** Where the first line ends (CR or LF), or the file's end. */
 function lineEnd(file: Buffer): number {
   const ends = [file.indexOf(0x0d), file.indexOf(0x0a)].filter((i) => i >= 0);
   return ends.length > 0 ? Math.min(...ends) : file.length;
-}
-
-/**
- * The first worksheet of an .xlsx by exceljs's streaming reader, once the zip has passed
- * zip-limits.ts (its inflated size, any one text, sizes that do not lie). Each row is checked as
- * it is read: its cells and their length, and reading stops after `maxRows` + 1 data rows.
- */
-async function readXlsx(file: Buffer, maxRows: number): Promise<Sheet> {
-  const zip = await checkedXlsx(file, maxRows);
-  const sheet: Sheet = { header: [], rows: [] };
-  const slices = new TimeSlices();
-  try {
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(zip, {
-      sharedStrings: 'cache',
-      hyperlinks: 'ignore',
-      styles: 'ignore',
-      worksheets: 'emit',
-      entries: 'ignore',
-    });
-    for await (const worksheet of reader) {
-      for await (const row of worksheet) {
-        const values = row.values as unknown[];
-        if (values.length - 1 > MAX_COLUMNS) throw unreadable(`Row ${row.number} has ${values.length - 1} cells; at most ${MAX_COLUMNS} are read`);
-        const cells = Array.from({ length: Math.max(0, values.length - 1) }, (_, i) => cellText(values[i + 1]));
-        checkRow(row.number, cells);
-        if (sheet.header.length === 0 && sheet.rows.length === 0) {
-          if (cells.some((c) => c !== '')) sheet.header = cells;
-        } else if (cells.some((c) => c.trim() !== '')) {
-          const numbers = numberCells(values);
-          sheet.rows.push(numbers.length > 0 ? { row: row.number, cells, numbers } : { row: row.number, cells });
-          if (sheet.rows.length > maxRows) return sheet;
-        }
-        if (slices.due()) await slices.pause();
-      }
-      break; // the first worksheet only: the template's second one lists the valid names
-    }
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw unreadable('The file is not a readable .xlsx workbook');
-  }
-  return sheet;
-}
-
-/** The places (from 0) of the cells held as numbers, a formula's numeric result included. */
-function numberCells(values: readonly unknown[]): number[] {
-  const places: number[] = [];
-  for (let i = 1; i < values.length; i++) {
-    const v = values[i];
-    if (typeof v === 'number' || (typeof v === 'object' && v !== null && typeof (v as { result?: unknown }).result === 'number')) places.push(i - 1);
-  }
-  return places;
-}
-
-/** The pieces joined, or their first `max` characters: a cell of many long runs is refused without being built whole. */
-function joinedUpTo(pieces: readonly string[], max: number): string {
-  let text = '';
-  for (const piece of pieces) {
-    text += piece.slice(0, max - text.length);
-    if (text.length >= max) break;
-  }
-  return text;
-}
-
-/**
- * The text of a cell as exceljs gives it: a number, a date, rich text, a hyperlink, a formula's
- * result. Rich text longer than MAX_CELL_CHARS comes cut at one character more, to be refused.
- */
-function cellText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') {
-    const v = value as { richText?: Array<{ text: string }>; text?: unknown; result?: unknown; error?: string };
-    if (v.richText) return joinedUpTo(v.richText.map((r) => r.text ?? ''), MAX_CELL_CHARS + 1);
-    if (v.text !== undefined) return cellText(v.text);
-    if (v.result !== undefined) return cellText(v.result);
-    if (v.error) return '';
-  }
-  return '';
 }

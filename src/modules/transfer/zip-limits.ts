@@ -1,45 +1,56 @@
-import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AppError, ValidationError } from '../../lib/errors';
 import { MAX_CELL_CHARS } from './columns';
 
 /**
  * How far an .xlsx may inflate (docs/import-export.md, "Limits"). A workbook is a zip: 0.4 MB
- * can inflate to 400 MiB, and exceljs holds its shared strings and any one text whole, so these
- * hold while the parts are inflated, before exceljs reads a byte. They grow with IMPORT_MAX_ROWS
- * because a legitimate workbook does: 100,000 rows of the 13 columns measured 50 to 64 MB of
- * sheet XML (exceljs's writers) and 11.4 MB of shared strings (five distinct strings a row).
+ * can inflate to 400 MiB, so these hold while the parts are inflated, before any is parsed.
+ * They grow with IMPORT_MAX_ROWS because a legitimate workbook does: 100,000 rows of the 13
+ * columns measured 50 to 64 MB of sheet XML (exceljs's writers) and 11.4 MB of shared strings
+ * (five distinct strings a row).
  */
 export const XLSX_LIMITS = {
   /** All parts together: styles, theme, a list sheet, pictures... */
   baseBytes: 32 * 1024 * 1024,
   /** ...and per row: a 13-column row takes 500 to 640 bytes of XML, so this leaves room for ~25 more columns. */
   bytesPerRow: 1024,
-  /** xl/sharedStrings.xml, which exceljs keeps in memory whole (measured: 2.7 to 4.4 times its size). */
+  /** xl/sharedStrings.xml: parsed three times (xlsx-strings.ts), so bounded apart. */
   sharedStringsBaseBytes: 8 * 1024 * 1024,
   sharedStringsBytesPerRow: 256,
   /**
-   * The longest stretch of an XML part exceljs parses that holds no tag: one text, which exceljs
-   * builds as one string. A cell of MAX_CELL_CHARS characters takes at most ~10 KB even escaped
-   * (Excel's own limit, 32,767 characters, ~330 KB); above 2 MiB a text is no cell anyone typed.
+   * The longest stretch of an XML part the reader parses that holds no tag: one text, which the
+   * XML parser builds as one string. A cell of MAX_CELL_CHARS characters takes at most ~10 KB
+   * even escaped (Excel's own limit, 32,767 characters, ~330 KB); above 2 MiB a text is no cell
+   * anyone typed.
    */
   maxTextBytes: 2 * 1024 * 1024,
+  /**
+   * What the rows keep of the cells of the columns the import reads (sheet-rows.ts): their text
+   * as UTF-8, a byte between two cells, up to 8 a reference to a shared string and 6 a string
+   * referred to. The sheet may inflate to 129 MiB, far more text than a CSV upload can carry;
+   * a row of the 13 columns keeps 100 to 250 bytes.
+   */
+  keptTextBaseBytes: 4 * 1024 * 1024,
+  keptTextBytesPerRow: 256,
   /** Parts of one workbook: a workbook of a few sheets has some 10 to 40. */
   maxParts: 1000,
 } as const;
 
 /** The limits for a file of at most `maxRows` data rows. */
-export function inflateLimits(maxRows: number): { totalBytes: number; sharedStringsBytes: number } {
+export function inflateLimits(maxRows: number): { totalBytes: number; sharedStringsBytes: number; keptTextBytes: number } {
   const L = XLSX_LIMITS;
-  return { totalBytes: L.baseBytes + maxRows * L.bytesPerRow, sharedStringsBytes: L.sharedStringsBaseBytes + maxRows * L.sharedStringsBytesPerRow };
+  return {
+    totalBytes: L.baseBytes + maxRows * L.bytesPerRow,
+    sharedStringsBytes: L.sharedStringsBaseBytes + maxRows * L.sharedStringsBytesPerRow,
+    keptTextBytes: L.keptTextBaseBytes + maxRows * L.keptTextBytesPerRow,
+  };
 }
 
 /** One part of the zip, as its central directory declares it. */
-interface Part {
+export interface ZipPart {
   name: string;
   rawName: Buffer;
   method: number;
-  utf8: boolean;
   crc: number;
   compressedSize: number;
   size: number;
@@ -48,13 +59,11 @@ interface Part {
   data: Buffer;
 }
 
-const SHARED_STRINGS = 'xl/sharedStrings.xml';
-/** exceljs streams a sheet once it has read these; a sheet before them it copies to a temporary file first. */
-const READ_FIRST = ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml', SHARED_STRINGS];
-/** The parts exceljs's streaming reader parses as XML (node_modules/exceljs/lib/stream/xlsx/workbook-reader.js). */
-const parsedAsXml = (name: string) =>
-  ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml', SHARED_STRINGS, 'xl/styles.xml'].includes(name) ||
-  /xl\/worksheets\/(_rels\/)?sheet\d+[.]xml/.test(name);
+export const SHARED_STRINGS = 'xl/sharedStrings.xml';
+/** A worksheet's part: the first of them in the zip is the one imported, as exceljs's streaming reader took it. */
+export const WORKSHEET = /xl\/worksheets\/sheet\d+[.]xml/;
+/** The parts the reader parses as XML (xlsx-sheet.ts, xlsx-strings.ts). */
+const parsedAsXml = (name: string) => name === SHARED_STRINGS || WORKSHEET.test(name);
 
 const unreadable = (why: string) => ValidationError.field('file', `The file is not a readable .xlsx workbook: ${why}`);
 /** A size in MiB, rounded up (a size found) or down (a limit), so that one never reads as the other. */
@@ -62,12 +71,13 @@ const MiB = (bytes: number, round: (x: number) => number = Math.ceil) => `${roun
 const CHUNK = 64 * 1024;
 
 /**
- * Checks an .xlsx zip before exceljs reads it, and gives the stream exceljs is to read: 413 when
- * its parts declare more than the limits, 400 when a part inflates to other than it declares,
- * holds a text longer than maxTextBytes, or the zip is not one exceljs and this check read alike.
- * Each part is inflated as a stream and dropped: memory stays at a chunk whatever the ratio.
+ * Checks an .xlsx zip before any part is parsed, and gives its parts in the order of their data:
+ * 413 when its parts declare more than the limits, 400 when a part inflates to other than it
+ * declares, holds a text longer than maxTextBytes, or the zip is damaged. Each part is inflated
+ * as a stream and dropped: memory stays at a chunk whatever the ratio. The reader inflates the
+ * parts it parses again (`inflated`), which is then byte for byte what was checked.
  */
-export async function checkedXlsx(file: Buffer, maxRows: number): Promise<Readable> {
+export async function checkedXlsx(file: Buffer, maxRows: number): Promise<ZipPart[]> {
   const parts = directoryOf(file);
   const limits = inflateLimits(maxRows);
   const strings = parts.filter((p) => p.name === SHARED_STRINGS).reduce((sum, p) => sum + p.size, 0);
@@ -79,19 +89,32 @@ export async function checkedXlsx(file: Buffer, maxRows: number): Promise<Readab
     throw new AppError(413, `The workbook inflates to ${MiB(total)}; at most ${MiB(limits.totalBytes, Math.floor)} are read for IMPORT_MAX_ROWS ${maxRows}`);
   }
   for (const part of parts) await inflatePart(part);
-  if (!parts.some((p) => p.name === SHARED_STRINGS)) parts.push(emptySharedStrings());
-  const rank = (p: Part) => (READ_FIRST.includes(p.name) ? READ_FIRST.indexOf(p.name) : READ_FIRST.length);
-  return Readable.from(canonicalZip(parts.sort((a, b) => rank(a) - rank(b))));
+  return parts;
+}
+
+/** The inflated bytes of a checked part, 64 KiB at a time; the inflater stops when the caller does. */
+export async function* inflated(part: ZipPart): AsyncGenerator<Buffer> {
+  if (part.method === 0) {
+    for (let at = 0; at < part.data.length; at += CHUNK) yield part.data.subarray(at, at + CHUNK);
+    return;
+  }
+  const inflater = zlib.createInflateRaw({ chunkSize: CHUNK });
+  inflater.end(part.data);
+  try {
+    for await (const chunk of inflater) yield chunk as Buffer;
+  } finally {
+    inflater.destroy();
+  }
 }
 
 /** The parts of the central directory, in the order of their data, each checked to lie inside the file and apart from the others. */
-function directoryOf(zip: Buffer): Part[] {
+function directoryOf(zip: Buffer): ZipPart[] {
   const end = endOfDirectory(zip);
   const count = zip.readUInt16LE(end + 10);
   const directoryStart = zip.readUInt32LE(end + 16);
   if (count === 0xffff || directoryStart === 0xffffffff) throw unreadable('a ZIP64 archive');
   if (count > XLSX_LIMITS.maxParts) throw new AppError(413, `The workbook has ${count} parts; at most ${XLSX_LIMITS.maxParts} are read`);
-  const parts: Part[] = [];
+  const parts: ZipPart[] = [];
   const names = new Set<string>();
   for (let at = directoryStart, i = 0; i < count; i++) {
     if (at + 46 > end || zip.readUInt32LE(at) !== 0x02014b50) throw unreadable('its central directory is damaged');
@@ -101,7 +124,7 @@ function directoryOf(zip: Buffer): Part[] {
     const declared = { size: zip.readUInt32LE(at + 24), compressedSize: zip.readUInt32LE(at + 20), offset: zip.readUInt32LE(at + 42) };
     const sizes = zip64Sizes(zip.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength), declared);
     const flags = zip.readUInt16LE(at + 8);
-    const part = { name: rawName.toString('utf8'), rawName, method: zip.readUInt16LE(at + 10), utf8: (flags & 0x800) !== 0, crc: zip.readUInt32LE(at + 16), ...sizes, data: zip.subarray(0, 0) };
+    const part = { name: rawName.toString('utf8'), rawName, method: zip.readUInt16LE(at + 10), crc: zip.readUInt32LE(at + 16), ...sizes, data: zip.subarray(0, 0) };
     if (flags & 0x1) throw unreadable(`${part.name} is encrypted`);
     if (part.method !== 0 && part.method !== 8) throw unreadable(`${part.name} is compressed by method ${part.method}, not deflate`);
     if (names.has(part.name)) throw unreadable(`it holds ${part.name} twice`);
@@ -153,9 +176,9 @@ function zip64Sizes(extra: Buffer, fields: { size: number; compressedSize: numbe
 /**
  * Inflates one part as a stream, counting: more bytes than it declares stop the inflating at
  * once (a directory that lies), and at its end the count, the CRC and the compressed length must
- * be the declared ones. The XML parts exceljs parses are scanned for a text over maxTextBytes.
+ * be the declared ones. The XML parts the reader parses are scanned for a text over maxTextBytes.
  */
-async function inflatePart(part: Part): Promise<void> {
+async function inflatePart(part: ZipPart): Promise<void> {
   const { data } = part;
   const scanTexts = parsedAsXml(part.name) ? textLength(part.name) : undefined;
   let [size, crc] = [0, 0];
@@ -184,65 +207,26 @@ async function inflatePart(part: Part): Promise<void> {
 
 /**
  * The longest run of bytes since a tag began (`<` then a name; a comment, CDATA or processing
- * instruction does not end a text): an upper bound on any text saxes hands exceljs whole.
+ * instruction does not end a text): an upper bound on any text saxes builds whole.
  */
 function textLength(part: string): (chunk: Buffer) => void {
   const max = XLSX_LIMITS.maxTextBytes;
   let [runSoFar, afterLtSoFar] = [0, false];
   return (chunk) => {
     let [run, afterLt] = [runSoFar, afterLtSoFar];
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i];
-      run = afterLt && b !== 0x21 && b !== 0x3f ? 2 : run + 1; // 0x21 '!', 0x3f '?'
-      afterLt = b === 0x3c; // '<'
+    for (let i = 0; i < chunk.length; ) {
+      if (afterLt) {
+        const b = chunk[i++];
+        run = b !== 0x21 && b !== 0x3f ? 2 : run + 1; // 0x21 '!', 0x3f '?'
+        afterLt = b === 0x3c; // '<'
+      } else {
+        // every byte up to the next '<' (found natively: a byte loop took 1.1 s over 128 MiB) adds one
+        const lt = chunk.indexOf(0x3c, i);
+        const end = lt === -1 ? chunk.length : lt + 1;
+        [run, afterLt, i] = [run + end - i, lt !== -1, end];
+      }
       if (run > max) throw ValidationError.field('file', `The workbook's ${part} holds a text longer than ${max} bytes; a cell holds at most ${MAX_CELL_CHARS} characters`);
     }
     [runSoFar, afterLtSoFar] = [run, afterLt];
   };
-}
-
-/** A shared-strings part of no string, for a workbook without one (exceljs's streaming writer makes such). */
-function emptySharedStrings(): Part {
-  const data = Buffer.from('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>');
-  return { name: SHARED_STRINGS, rawName: Buffer.from(SHARED_STRINGS), method: 0, utf8: false, crc: zlib.crc32(data), compressedSize: data.length, size: data.length, offset: 0, data };
-}
-
-/**
- * The zip exceljs reads (unzipper reads local headers in order, not the directory): the checked
- * parts again, each behind a fresh local header that states its sizes, so what exceljs inflates
- * is byte for byte what was checked. The data are views of the upload, in 64 KiB slices.
- */
-function* canonicalZip(parts: readonly Part[]): Generator<Buffer> {
-  const directory: Buffer[] = [];
-  let offset = 0;
-  for (const part of parts) {
-    const header = Buffer.alloc(30);
-    header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(part.utf8 ? 0x800 : 0, 6);
-    header.writeUInt16LE(part.method, 8);
-    header.writeUInt32LE(part.crc, 14);
-    header.writeUInt32LE(part.compressedSize, 18);
-    header.writeUInt32LE(part.size, 22);
-    header.writeUInt16LE(part.rawName.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    header.copy(central, 6, 4, 30); // version needed .. name length are laid out alike
-    central.writeUInt32LE(offset, 42);
-    directory.push(central, part.rawName);
-    yield header;
-    yield part.rawName;
-    for (let at = 0; at < part.data.length; at += CHUNK) yield part.data.subarray(at, at + CHUNK);
-    offset += 30 + part.rawName.length + part.compressedSize;
-  }
-  const centralDirectory = Buffer.concat(directory);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(parts.length, 8);
-  end.writeUInt16LE(parts.length, 10);
-  end.writeUInt32LE(centralDirectory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  yield centralDirectory;
-  yield end;
 }
