@@ -1,12 +1,29 @@
 # syntax=docker/dockerfile:1
-# Build stage: compiles the native modules (better-sqlite3, bcrypt) with node-gyp and the
-# TypeScript, then drops the development dependencies.
-FROM node:20-bookworm-slim AS build
+# Node.js 22 (end of life 2027-04-30), not yet 24: from 24.19.0 on, Node.js aborts the process when
+# it collects a statement of better-sqlite3 12, the SQLite driver, and SQLite is this image's
+# default database (docs/node-versions.md, "Node.js 24.19 and better-sqlite3 12").
+#
+# Named by tag, not yet pinned by digest: the digest has to be read from Docker Hub, which the
+# machine this was written on could not reach, and a digest that was not read there would be
+# made up. To pin it, read the digest of the multi-platform index and put it after the tag in
+# both FROM lines:
+#   docker buildx imagetools inspect node:22-bookworm-slim      # the "Digest:" line, sha256:...
+#   FROM node:22-bookworm-slim@sha256:<that digest> AS build
+# The tag then only documents; the digest decides, until someone moves it to a newer image.
+
+# Build stage: compiles better-sqlite3 with node-gyp and the TypeScript, then drops the
+# development dependencies.
+FROM node:22-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
+# node-gyp compiles against the headers this image ships in /usr/local/include/node, instead
+# of downloading them from nodejs.org
+ENV npm_config_nodedir=/usr/local
 WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
+# .prebuild-installrc: better-sqlite3's installer compiles instead of downloading a binary from
+# GitHub; bcrypt loads the binary its npm package ships
+COPY package.json package-lock.json .npmrc .prebuild-installrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json knexfile.ts ./
 COPY src ./src
@@ -15,7 +32,7 @@ COPY seeds ./seeds
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: only what runs, as the unprivileged `node` user.
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 # V8's heap limit, for a container of 512 MiB: without one, V8 sizes the heap from the host's
 # memory and collects lazily (docs/performance.md, "A capped heap"). 384 MiB holds the search
 # index of 100,000 contacts and a 100,000-row import at once; raise it with the directory
