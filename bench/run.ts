@@ -9,7 +9,7 @@
  * second service with METRICS_ENABLED=true, driven in the same turns ("get by id, metrics on"),
  * so that the ratio with metrics on tells what they cost; and a third with AUDIT_ENABLED=false,
  * on which the move scenario (in turns) and the import run again, for what the audit trail costs
- * them. Prints a table and writes the figures
+ * them; then the change feed, polled with nothing new and read a page of 100 at a time. Prints a table and writes the figures
  * with the machine and database to bench/results/<time>-<database>.json. BENCH_SERVICE_NODE_ARGS
  * adds flags to the services' node (a CPU profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
@@ -64,6 +64,29 @@ function parseArgs(argv: string[]): Args {
     else throw new Error(`unknown option ${key}`);
   }
   return args;
+}
+
+/**
+ * The change feed's cursors for its scenarios, taken just before each runs (the write scenarios
+ * before them add changes): the newest (the list's X-Changes-Cursor: a poll that finds nothing
+ * new, what most polls of a quiet directory are), and the oldest change kept's (a full page after it).
+ */
+const feed = { newest: '', oldest: '' };
+const POLL_NOTHING_NEW = 'changes: poll with nothing new';
+const PAGE_OF_100 = 'changes: page of 100';
+
+async function newestChangesCursor(url: string, token: string): Promise<string> {
+  const res = await fetch(`${url}/api/contacts?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+  const cursor = res.headers.get('x-changes-cursor');
+  if (!res.ok || !cursor) throw new Error(`no X-Changes-Cursor from GET /api/contacts: ${res.status}`);
+  return cursor;
+}
+
+async function oldestChangesCursor(url: string, token: string): Promise<string> {
+  const res = await fetch(`${url}/api/contacts/changes?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await res.json()) as { data?: { next_cursor?: string } };
+  if (!res.ok || !body.data?.next_cursor) throw new Error(`no cursor from GET /api/contacts/changes: ${res.status}`);
+  return body.data.next_cursor;
 }
 
 function scenarios(t: Targets): Scenario[] {
@@ -128,6 +151,13 @@ function scenarios(t: Targets): Scenario[] {
       return { method: 'PUT', path: `/api/contacts/${any(t.moveLeaves)}/move`, body: JSON.stringify({ parent_id: any(t.moveParents) }) };
     },
   });
+  list.push(
+    // issue 24: a client polling the change feed from the newest cursor (one range read that
+    // finds nothing, beside the session's read: about what a 304 costs), and a page of 100 changes
+    // from the oldest kept, each with its contact as a listing shows it
+    { name: POLL_NOTHING_NEW, target: '≥ 2000 req/s (as a 304)', next: () => ({ path: `/api/contacts/changes?cursor=${feed.newest}` }) },
+    { name: PAGE_OF_100, target: '≥ 300 req/s', next: () => ({ path: `/api/contacts/changes?cursor=${feed.oldest}&limit=100` }) },
+  );
   list.push(
     // a million entries (--audit-events): page 1 of everything, of one organization (an Admin's
     // scope), and one contact's history
@@ -243,6 +273,8 @@ async function main() {
     for (const scenario of scenarios(targets)) {
       if (!wants(scenario.name)) continue;
       process.stderr.write(`  ${scenario.name}...\n`);
+      if (scenario.name === POLL_NOTHING_NEW) feed.newest = await newestChangesCursor(url, token);
+      if (scenario.name === PAGE_OF_100) feed.oldest = await oldestChangesCursor(url, token);
       const driveService = (seconds: number) => drive(url, scenario, token, args.connections, seconds);
       let first = { first_ms: 0, first_status: 0 };
       const run = await peakRss(service.pid!, async () => {

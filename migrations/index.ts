@@ -14,6 +14,8 @@ import * as auditEvents from './20261125000100_create_audit_events';
 import * as readVersions from './20261125000200_create_read_versions';
 import * as searchBacklog from './20261125000300_create_contact_search_backlog';
 import * as changeVersion from './20261126000100_users_change_version';
+import * as contactChanges from './20261127000100_create_contact_changes';
+import * as changesPrunedThrough from './20261127000200_directory_changes_pruned_through';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +43,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261125000200_create_read_versions', readVersions],
   ['20261125000300_create_contact_search_backlog', searchBacklog],
   ['20261126000100_users_change_version', changeVersion],
+  ['20261127000100_create_contact_changes', contactChanges],
+  ['20261127000200_directory_changes_pruned_through', changesPrunedThrough],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -17,6 +17,8 @@ import { Metrics, metricsEndpoint } from './lib/metrics';
 import { AccountService, accountsRouter, ProfileService, RegisterService } from './modules/accounts';
 import { authenticate, PasswordHasher, sessionLoader, TokenService } from './modules/access';
 import {
+  ChangeFeed,
+  ChangesPruning,
   contactExists,
   ContactReads,
   contactsRouter,
@@ -55,6 +57,22 @@ export function searchBacklog({ db, logger }: Pick<AppDeps, 'db' | 'logger'>): S
   return new SearchBacklog({ db, onError: (err) => logger.error({ err }, 'search backlog drain failed; its contacts stay listed for the next') });
 }
 
+/**
+ * The change feed's pruning (CHANGES_RETENTION_DAYS), started: a minute after, then hourly, on
+ * an unref'd timer. server.ts starts it beside the search backlog's drain and stops it on
+ * shutdown; tests and scripts that build an app have none.
+ */
+export function changesPruning({ db, config, logger }: Pick<AppDeps, 'db' | 'config' | 'logger'>): ChangesPruning {
+  return new ChangesPruning({
+    db,
+    retentionDays: config.changes.retentionDays,
+    onPruned: ({ removed, prunedThrough }) => {
+      if (removed > 0) logger.info({ removed, prunedThrough }, 'pruned the change feed');
+    },
+    onError: (err) => logger.error({ err }, 'change feed pruning failed; the next round tries again'),
+  }).start();
+}
+
 /** Every service of the application, built once from its dependencies. */
 function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null) {
   const tokens = new TokenService(config.jwt);
@@ -80,6 +98,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
       unitTrees: new UnitTrees({ db, index }),
       search: new ContactSearch({ db, index }),
       writes,
+      changes: new ChangeFeed({ db }),
     },
     locations: new LocationsService({ db, audit }),
     audit: new AuditLog({ db, contactExists: (id) => contactExists(db, id) }),
@@ -127,7 +146,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     cors({
       origin: corsOrigin(config),
-      exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'ETag'],
+      exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'ETag', 'X-Changes-Cursor'],
       maxAge: 600,
     }),
   );

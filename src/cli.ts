@@ -3,7 +3,7 @@ import { loadConfig } from './config';
 import { pruneAuditTrail } from './modules/audit';
 import { createDb, type Db } from './lib/db';
 import { createLogger } from './lib/logger';
-import { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './modules/contacts';
+import { changesCutoff, checkDirectory, directorySound, FINDINGS, pruneChanges, repairDirectory, type DirectoryReport } from './modules/contacts';
 import { logStartFailure, MIGRATIONS, prepareDatabase, waitForDatabase } from './startup';
 
 loadEnv({ quiet: true });
@@ -13,12 +13,15 @@ const USAGE = `usage: cli <command>
   rollback   undo the last batch of migrations
   seed       migrate, then seed what is missing (roles, organization 1, reference data, locations, first admin)
   audit:prune  delete the audit entries older than AUDIT_RETENTION_DAYS (0, the default: keep them all)
+  changes:prune
+             delete the change feed's changes older than CHANGES_RETENTION_DAYS (30 by default; 0: keep
+             them all), as the service does once an hour
   directory:check [--repair]
              check the contacts' derived columns (depth, order keys, sort names, search grams) against
              their rows; --repair rebuilds what is wrong under the directory lock. Exits 1 while a
              problem is left`;
 
-const COMMANDS = ['migrate', 'rollback', 'seed', 'audit:prune', 'directory:check'];
+const COMMANDS = ['migrate', 'rollback', 'seed', 'audit:prune', 'changes:prune', 'directory:check'];
 const DAY_MS = 86_400_000;
 
 /** One line per kind of problem: how many, and the first ids. */
@@ -52,6 +55,11 @@ async function main(command: string | undefined, options: string[]): Promise<voi
     logger.info('AUDIT_RETENTION_DAYS is 0: every audit entry is kept');
     return;
   }
+  const changesBefore = changesCutoff(config.changes.retentionDays);
+  if (command === 'changes:prune' && !changesBefore) {
+    logger.info('CHANGES_RETENTION_DAYS is 0: every change of the feed is kept');
+    return;
+  }
   await waitForDatabase(config.db, config.dbStartTimeoutS, logger);
   // migrations and seeding: no query time limit
   const db = createDb({ ...config.db, queryTimeoutMs: 0 });
@@ -63,6 +71,9 @@ async function main(command: string | undefined, options: string[]): Promise<voi
       const before = new Date(Date.now() - config.audit.retentionDays * DAY_MS);
       const removed = await pruneAuditTrail(db, before);
       logger.info({ removed, before: before.toISOString() }, 'pruned the audit trail');
+    } else if (command === 'changes:prune' && changesBefore) {
+      const { removed, prunedThrough } = await pruneChanges(db, changesBefore);
+      logger.info({ removed, pruned_through: prunedThrough, before: changesBefore.toISOString() }, 'pruned the change feed');
     } else if (command === 'directory:check') {
       await checkCommand(db, options.includes('--repair'));
     } else if (command === 'rollback') {

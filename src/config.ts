@@ -36,6 +36,8 @@ export interface Config {
   searchIndexRefreshMs: number;
   /** the largest import file (bytes) and the most data rows it may hold */
   importLimits: { maxBytes: number; maxRows: number };
+  /** how many days the change feed (GET /api/contacts/changes) keeps each change; 0: forever. Pruned hourly by the service and by `npm run changes:prune` */
+  changes: { retentionDays: number };
   /** whether changes are recorded in the audit trail (false is for the benchmark's comparison only), and how many days entries are kept by `npm run audit:prune` (0: forever) */
   audit: { enabled: boolean; retentionDays: number };
   /** GET /metrics for Prometheus: off unless enabled; with a token, only for a scraper that sends it */
@@ -155,6 +157,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxBytes: read.int('IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       maxRows: read.int('IMPORT_MAX_ROWS', 100_000, 1, 10_000_000),
     },
+    changes: { retentionDays: read.int('CHANGES_RETENTION_DAYS', 30, 0, 100_000) },
     audit: {
       enabled: read.flag('AUDIT_ENABLED', true),
       retentionDays: read.int('AUDIT_RETENTION_DAYS', 0, 0, 100_000),

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { config as loadEnv } from 'dotenv';
 import type Redis from 'ioredis';
-import { createApp, searchBacklog } from './app';
+import { changesPruning, createApp, searchBacklog } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
 import { createDb, drain } from './lib/db';
 import { serveGracefully } from './lib/http/graceful-server';
@@ -65,6 +65,8 @@ async function main(): Promise<void> {
   });
   // what a drain cut short (a crash, a shutdown) left of an import's search grams
   searchBacklog({ db, logger }).schedule();
+  // the change feed keeps CHANGES_RETENTION_DAYS: older entries go once an hour (docs/changes.md)
+  const pruning = changesPruning({ db, config, logger });
 
   let stopping = false;
   const stop = (signal: string, code: number) => {
@@ -78,6 +80,7 @@ async function main(): Promise<void> {
     force.unref();
     // no new connection, idle ones closed, the requests in flight answered with `Connection: close`
     void web.close().then(async () => {
+      await pruning.stop();
       // handlers whose client went away may still be running queries: let them end first
       await drain(db, config.shutdownTimeoutMs);
       await db.destroy();

@@ -9,7 +9,7 @@ import { holdDirectoryLock } from '../helpers/tree';
 
 /**
  * The changes that queue up while one holds the directory lock run next in one transaction,
- * each in a savepoint, and commit together (tree/lock.ts, lockedChange). These tests queue
+ * each in a savepoint, and commit together (data/tree/change-queue.ts, lockedChange). These tests queue
  * changes behind a held lock, so that they form one group, and prove what each caller hears and
  * what the database keeps.
  */

@@ -5,7 +5,7 @@ import { openOwnSeededDb } from '../helpers/context';
  * The newest migrations go down and up again on a seeded database (users and grants in
  * place) without losing a grant. On MySQL in a database of its own, dropped after.
  */
-test('the six newest migrations go down (users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
+test('the eight newest migrations go down (directory_state.changes_pruned_through, contact_changes, users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
   const { db, done } = await openOwnSeededDb('migrations');
   try {
     const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
@@ -14,8 +14,15 @@ test('the six newest migrations go down (users.change_version, contact_search_ba
     expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
-    // the newest first (users.change_version), then contact_search_backlog, read_versions,
-    // audit_events, directory_state.search_version, role_permission_names
+    // the newest first (directory_state.changes_pruned_through, contact_changes), then
+    // users.change_version, contact_search_backlog, read_versions, audit_events,
+    // directory_state.search_version, role_permission_names
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasColumn('directory_state', 'changes_pruned_through')).toBe(false);
+    expect(await db.schema.hasTable('contact_changes')).toBe(true);
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasTable('contact_changes')).toBe(false);
+    expect(await db.schema.hasColumn('users', 'change_version')).toBe(true);
     await db.migrate.down(MIGRATIONS);
     expect(await db.schema.hasColumn('users', 'change_version')).toBe(false);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
@@ -42,6 +49,8 @@ test('the six newest migrations go down (users.change_version, contact_search_ba
     expect(await db('read_versions').orderBy('name').pluck('name')).toEqual(['account', 'locations', 'reference']);
     expect(await db.schema.hasTable('contact_search_backlog')).toBe(true);
     expect(await db.schema.hasColumn('users', 'change_version')).toBe(true);
+    expect(await db.schema.hasTable('contact_changes')).toBe(true);
+    expect(await db('directory_state').where({ id: 1 }).first('changes_pruned_through')).toEqual({ changes_pruned_through: 0 });
   } finally {
     await done();
   }

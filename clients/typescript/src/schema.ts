@@ -442,6 +442,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change feed: every change of a contact, in commit order
+         * @description One entry per contact per change (created, updated, moved, deleted; restored is reserved), oldest first, in the order the changes committed: a client that stores `next_cursor` and polls sees every committed change exactly once, whatever the number of concurrent writers. A bulk change and an import give one entry per contact.
+         *
+         *     Without `cursor`: from the oldest change kept (CHANGES_RETENTION_DAYS, 30 days by default). To start from what a list shows, take the `X-Changes-Cursor` header of GET /api/contacts. An empty page gives back a cursor to poll from again.
+         *
+         *     410: the cursor is older than what is kept (or of another database): read the list again, then follow the feed from its `X-Changes-Cursor`. See docs/changes.md.
+         *
+         *     Roles: Super_admin, Admin, User. Permission `contacts.read`.
+         */
+        get: operations["listContactChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/{id}": {
         parameters: {
             query?: never;
@@ -1606,6 +1632,19 @@ export interface components {
                 total_users: number;
             }[];
             children: components["schemas"]["HierarchyUnit"][];
+        };
+        ContactChange: {
+            /** @description the place after this change: a poll from it sees the changes after this one */
+            cursor: string;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description `restored` is reserved: no endpoint reactivates a contact yet
+             * @enum {string}
+             */
+            type: "created" | "updated" | "moved" | "deleted" | "restored";
+            contact_id: number;
+            contact: components["schemas"]["ContactFlat"] | null;
         };
         Country: {
             id: number;
@@ -3610,6 +3649,8 @@ export interface operations {
                 headers: {
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
+                    /** @description the change feed's cursor after every change of the directory version this read started from: follow GET /api/contacts/changes from it to see every later change (some perhaps twice, none missed) */
+                    "X-Changes-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,6 +3782,8 @@ export interface operations {
                 headers: {
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
+                    /** @description the change feed's cursor after every change of the directory version this read started from: follow GET /api/contacts/changes from it to see every later change (some perhaps twice, none missed) */
+                    "X-Changes-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5052,6 +5095,219 @@ export interface operations {
                         status: "error";
                         /** @constant */
                         message: "Unsupported content encoding or charset";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    listContactChanges: {
+        parameters: {
+            query?: {
+                /** @description where to go on from: a change's `cursor`, `next_cursor`, or X-Changes-Cursor; without it, the oldest change kept */
+                cursor?: string;
+                /** @description changes per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Contact changes retrieved successfully",
+                     *       "data": {
+                     *         "changes": [
+                     *           {
+                     *             "cursor": "MTIwOC40Mg",
+                     *             "at": "2026-03-14T09:31:05.002Z",
+                     *             "type": "moved",
+                     *             "contact_id": 42,
+                     *             "contact": {
+                     *               "id": 42,
+                     *               "name": "Ayesha Rahman",
+                     *               "rank_id": 7,
+                     *               "rank_name": "Major",
+                     *               "service_no": "BA-10457",
+                     *               "unit_id": 3,
+                     *               "unit_name": "Dhaka Regional Office",
+                     *               "unit_code": "DHK-RO",
+                     *               "department_id": 9,
+                     *               "department_name": "Field Operations",
+                     *               "designation_id": 6,
+                     *               "designation_name": "Staff Officer",
+                     *               "phone": "02-9660042",
+                     *               "mobile": "01711000042",
+                     *               "alternative_mobile": "01811000042",
+                     *               "email": "ayesha.rahman@example.org",
+                     *               "parent_id": 17,
+                     *               "parent_name": "Kamal Hossain",
+                     *               "is_active": true,
+                     *               "role_id": 3,
+                     *               "role_name": "User",
+                     *               "avatar": null,
+                     *               "status": "online",
+                     *               "last_seen": "2026-03-14T09:30:12.345Z",
+                     *               "created_at": "2025-11-02T04:12:45.120Z",
+                     *               "updated_at": "2026-03-14T09:30:12.345Z",
+                     *               "level": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "cursor": "MTIwOS4xNw",
+                     *             "at": "2026-03-14T09:31:05.002Z",
+                     *             "type": "updated",
+                     *             "contact_id": 17,
+                     *             "contact": {
+                     *               "id": 17,
+                     *               "name": "Kamal Hossain",
+                     *               "rank_id": 5,
+                     *               "rank_name": "Colonel",
+                     *               "service_no": "BA-4021",
+                     *               "unit_id": 3,
+                     *               "unit_name": "Dhaka Regional Office",
+                     *               "unit_code": "DHK-RO",
+                     *               "department_id": null,
+                     *               "department_name": null,
+                     *               "designation_id": 5,
+                     *               "designation_name": "Commanding Officer",
+                     *               "phone": "02-9660017",
+                     *               "mobile": "01711000017",
+                     *               "alternative_mobile": null,
+                     *               "email": "kamal.hossain@example.org",
+                     *               "parent_id": null,
+                     *               "parent_name": null,
+                     *               "is_active": true,
+                     *               "role_id": 2,
+                     *               "role_name": "Admin",
+                     *               "avatar": null,
+                     *               "status": "busy",
+                     *               "last_seen": "2025-11-02T04:12:45.120Z",
+                     *               "created_at": "2025-11-02T04:12:45.120Z",
+                     *               "updated_at": "2026-03-14T09:30:12.345Z",
+                     *               "level": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "cursor": "MTIxMC41MQ",
+                     *             "at": "2026-03-14T09:31:05.002Z",
+                     *             "type": "deleted",
+                     *             "contact_id": 51,
+                     *             "contact": null
+                     *           }
+                     *         ],
+                     *         "next_cursor": "MTIxMC41MQ",
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Contact changes retrieved successfully";
+                        data: {
+                            changes: components["schemas"]["ContactChange"][];
+                            /** @description where the next poll goes on from (the last change's cursor, or further when nothing lies between) */
+                            next_cursor: string;
+                            /** @description true: more changes follow now; ask again at once */
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Gone: the cursor is before the changes kept, or ahead of this directory */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @enum {string} */
+                        message: "Changes before this cursor are no longer kept: read the list again (GET /api/contacts), then follow the changes from the cursor in its X-Changes-Cursor header" | "This cursor is ahead of the directory (a cursor of another database?): read the list again (GET /api/contacts), then follow the changes from the cursor in its X-Changes-Cursor header";
                         errors?: components["schemas"]["FieldErrors"];
                     };
                 };

@@ -15,12 +15,18 @@
  * - setPassword, revokeTokensOfRole, markSignedIn: an account's own columns;
  * - the search backlog (SearchBacklog): the grams of an import's contacts, written after its commit;
  * - the check of the derived columns (checkDirectory, repairDirectory: tree/integrity.ts);
+ * - the change feed (ChangeFeed, GET /api/contacts/changes) and its pruning (pruneChanges), the
+ *   rows of which every writer above records without knowing (data/changes.writer.ts);
  * - the services and the router that app.ts wires.
  */
 export { contactsRouter } from './http/contacts.router';
 export { CONTACT_TEXT, filterRules, STATUSES } from './http/contacts.validators';
 export type { Contact, UserRecord } from './domain/contact.record';
 export { ContactReads } from './read/contact-reads.service';
+export { ChangeFeed, CHANGES_GONE, CHANGES_PAGE, CURSOR_AHEAD } from './read/change-feed.service';
+export { pruneChanges } from './data/changes.writer';
+export { ChangesPruning, changesCutoff } from './write/changes-pruning';
+export { TYPES as CHANGE_TYPES } from './domain/change-cursor';
 export { exportBatches, type ExportRow } from './data/export.queries';
 export { FORMATS } from './read/formats';
 export { CHILDREN_PAGE, CONTACT_PAGE, filtersOf, SEARCH_LIMIT, type ListInput } from './read/list-input';
@@ -33,7 +39,7 @@ export { ContactSearch } from './search/contact-search.service';
 export { contactGrams, SEARCH_FIELDS } from './data/grams';
 export { SearchIndex } from './search/search-index';
 export { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './data/tree/integrity';
-export { directoryChangesInFlight } from './data/tree/lock';
+export { directoryChangesInFlight } from './data/tree/change-queue';
 export { ContactWrites, type WriteWords } from './write/contact-writes.service';
 export type { BatchCreate } from './write/contact-batch';
 export type { ParentRef as ContactParent, PlannedChange, RuleFailure } from './write/contact-change';

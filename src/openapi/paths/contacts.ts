@@ -11,13 +11,23 @@ import {
   hierarchyExample,
   listExample,
 } from './contacts.examples';
-import { contactSchemas } from './contacts.schemas';
+import { contactSchemas as recordSchemas } from './contacts.schemas';
+import { CHANGES_CURSOR_HEADER, changePaths, changeSchemas } from './contacts.changes';
 
-export { contactSchemas };
+export const contactSchemas = { ...recordSchemas, ...changeSchemas };
+
+/** The list's answers (200, and 304 for the same read) carry the change feed's cursor beside the ETag. */
+function withChangesCursor<T extends { responses: Record<string, unknown> }>(op: T): T {
+  for (const status of ['200', '304']) {
+    const response = op.responses[status] as { headers?: Record<string, unknown> };
+    op.responses[status] = { ...response, headers: { ...response.headers, ...CHANGES_CURSOR_HEADER } };
+  }
+  return op;
+}
 
 export const contactPaths = {
   '/api/contacts': {
-    get: operation({
+    get: withChangesCursor(operation({
       id: 'listContacts',
       tags,
       summary: 'List contacts',
@@ -54,7 +64,7 @@ export const contactPaths = {
         ),
         404: notFound,
       },
-    }),
+    })),
     post: operation({
       id: 'createContact',
       tags,
@@ -202,5 +212,6 @@ export const contactPaths = {
       },
     }),
   },
+  ...changePaths,
   ...contactItemPaths,
 };

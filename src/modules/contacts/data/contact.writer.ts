@@ -3,6 +3,7 @@ import { chunks } from '../../../lib/chunks';
 import { BadRequestError } from '../../../lib/errors';
 import type { UserRow } from './users.queries';
 import { SEARCH_FIELDS, writeContactGrams, type SearchableFields } from './grams';
+import { noteChanges } from './changes.writer';
 import { lineageOf } from './tree/lineage';
 import { changeStamp, markSearchChanged } from './tree/lock';
 import { sortNameOf } from './tree/keys';
@@ -11,7 +12,8 @@ import { TreeOrder } from './tree/order';
 /**
  * Every write to a contact row that can touch the tree goes through here, inside a
  * transaction that holds the directory lock (changeDirectory): the checks below read a tree that
- * nobody else is changing, so what they allow stays true until the commit.
+ * nobody else is changing, so what they allow stays true until the commit. Each notes what it
+ * changed for the change feed (changes.writer.ts), written with the change.
  */
 
 export interface ContactInsert {
@@ -85,8 +87,23 @@ export async function insertContact(trx: Knex.Transaction, fields: ContactInsert
   await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
   await writeContactGrams(trx, Number(id), {}, fields);
   await markSearchChanged(trx);
+  noteChanges(trx, 'created', [{ id: Number(id), organization_id: fields.organization_id ?? DEFAULT_ORGANIZATION_ID }]);
   return Number(id);
 }
+
+/** users.organization_id's default (the migration's): a contact inserted without one is of it. */
+const DEFAULT_ORGANIZATION_ID = 1;
+
+/**
+ * The fields of a contact that a listing shows and a change names (ContactChanges): a change of
+ * one of them is a change of the contact for the feed. Not among them: what a change sets on
+ * its own (updated_at), the names a contact shows of other records (a unit's, a parent's: their
+ * own changes), and the fields no listing shows (branch, sub_branch).
+ */
+const LISTED_FIELDS = [
+  'name', 'rank_id', 'service_no', 'unit_id', 'department_id', 'designation_id', 'phone', 'mobile', 'alternative_mobile',
+  'email', 'role_id', 'avatar', 'status',
+] as const satisfies ReadonlyArray<keyof ContactChanges & keyof UserRow>;
 
 /**
  * Applies `changes` to the contact `current`, keeping the tree's rules: a unit change is
@@ -127,14 +144,18 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   await trx('users').where({ id: current.id }).update(row);
 
   if (searchable) await writeContactGrams(trx, current.id, before, { ...before, ...changes });
+  const self = [{ id: current.id, organization_id: changes.organization_id ?? current.organization_id }];
+  if (parentId !== current.parent_id) noteChanges(trx, 'moved', self);
+  else if (LISTED_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== current[f])) noteChanges(trx, 'updated', self);
   // what a search shows of a contact is all but its place in the tree
   if (Object.entries(changes).some(([key, value]) => key !== 'parent_id' && value !== undefined)) await markSearchChanged(trx);
 
   const tree = new TreeOrder(trx);
   if (unitChanged) {
     // inactive children stay in the old unit: they become roots there
-    const left = await trx('users').where({ parent_id: current.id }).pluck('id');
-    await tree.moveSubtrees(left.map(Number), null);
+    const left = (await trx('users').where({ parent_id: current.id }).select('id', 'organization_id')).map((r) => ({ id: Number(r.id), organization_id: Number(r.organization_id) }));
+    noteChanges(trx, 'moved', left);
+    await tree.moveSubtrees(left.map((r) => r.id), null);
   }
   if (renamed || parentId !== current.parent_id) {
     // its row is written above: parent_id set, and the sort name known
@@ -156,11 +177,15 @@ export interface Orphan {
  */
 export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): Promise<{ removed: number[]; orphans: Orphan[] }> {
   const active: number[] = [];
+  const deleted: Array<{ id: number; organization_id: number }> = [];
   for (const chunk of chunks(ids)) {
-    const found = await trx('users').whereIn('id', chunk).where({ is_active: true }).pluck('id');
-    active.push(...found.map(Number));
+    for (const row of await trx('users').whereIn('id', chunk).where({ is_active: true }).select('id', 'organization_id')) {
+      active.push(Number(row.id));
+      deleted.push({ id: Number(row.id), organization_id: Number(row.organization_id) });
+    }
   }
   if (active.length === 0) return { removed: [], orphans: [] };
+  noteChanges(trx, 'deleted', deleted);
   await markSearchChanged(trx);
   const removed = new Set(active);
   const orphans: Orphan[] = [];
@@ -177,6 +202,21 @@ export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): 
       if (!removed.has(Number(c.id))) orphans.push({ id: Number(c.id), parent_id: Number(c.parent_id), organization_id: Number(c.organization_id) });
     }
   }
+  noteChanges(trx, 'moved', orphans);
   await new TreeOrder(trx).moveSubtrees(orphans.map((o) => o.id), null);
   return { removed: ids.filter((id) => removed.has(id)), orphans };
+}
+
+/**
+ * Moves contacts, each with its subtree, under `parentId` (null: to the top level): the bulk
+ * move. The caller has checked the rules; a contact already under `parentId` keeps its place in
+ * the feed (only its order key may change).
+ */
+export async function moveContacts(
+  trx: Knex.Transaction,
+  contacts: ReadonlyArray<Pick<UserRow, 'id' | 'parent_id' | 'organization_id'>>,
+  parentId: number | null,
+): Promise<void> {
+  noteChanges(trx, 'moved', contacts.filter((c) => c.parent_id !== parentId));
+  await new TreeOrder(trx).moveSubtrees(contacts.map((c) => c.id), parentId);
 }

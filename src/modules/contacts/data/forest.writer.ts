@@ -5,6 +5,7 @@ import { TimeSlices } from '../../../lib/yield';
 import { compareCodePoints } from '../../../lib/text';
 import { ROLE_ID } from '../../access';
 import { addToSearchBacklog } from './backlog';
+import { noteChanges } from './changes.writer';
 import { changeStamp, markSearchChanged } from './tree/lock';
 import { sortNameOf } from './tree/keys';
 import { TreeOrder } from './tree/order';
@@ -37,7 +38,7 @@ interface Node {
  * (TreeOrder.labelsForNew, one gap per group of siblings), then inserted a level at a time, so
  * a row's parent has its id before the row is written, and siblings get ids in their order.
  * Their search grams are left to the search backlog (backlog.ts), written after the commit;
- * the search version changes once.
+ * the search version changes once. Each is noted `created` for the change feed (changes.writer.ts).
  * Returns the new ids by service number.
  */
 export async function insertContactForest(trx: Knex.Transaction, contacts: readonly ForestContact[]): Promise<Map<string, number>> {
@@ -104,6 +105,13 @@ export async function insertContactForest(trx: Knex.Transaction, contacts: reado
 
   await addToSearchBacklog(trx, [...ids.values()]);
   await markSearchChanged(trx);
+  // one row each in the change feed, written with the others of the change (lockedChange)
+  const created: Array<{ id: number; organization_id: number }> = [];
+  for (const c of contacts) {
+    created.push({ id: ids.get(c.service_no)!, organization_id: c.organization_id ?? 1 });
+    if (slices.due()) await slices.pause();
+  }
+  noteChanges(trx, 'created', created);
   return ids;
 }
 

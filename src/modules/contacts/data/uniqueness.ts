@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { isUniqueViolation, type Db, type Queryable } from '../../../lib/db';
 import type { AppError } from '../../../lib/errors';
-import { lockedChange, type ChangeOptions } from './tree/lock';
+import { lockedChange, type ChangeOptions } from './tree/change-queue';
 
 export type UniqueField = 'email' | 'service_no';
 

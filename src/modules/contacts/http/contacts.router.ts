@@ -5,6 +5,8 @@ import { sendKeptJson, sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { authOf, conditionalRead, requirePermission as can } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
+import { ChangeFeed } from '../read/change-feed.service';
+import type { ChangePosition } from '../domain/change-cursor';
 import { contactRowTag } from '../domain/contact.record';
 import type { ListInput } from '../read/list-input';
 import type { UnitTrees } from '../read/unit-tree.service';
@@ -15,6 +17,7 @@ import type { ContactChanges } from '../data/contact.writer';
 import {
   bulkDeleteRules,
   bulkMoveRules,
+  changesRules,
   childrenRules,
   createRules,
   idRules,
@@ -33,19 +36,30 @@ export interface ContactServices {
   unitTrees: UnitTrees;
   search: ContactSearch;
   writes: ContactWrites;
+  changes: ChangeFeed;
 }
 
 /** /api/contacts (docs/api.md, Contacts). Fixed paths come before /:id. */
 export function contactsRouter(services: ContactServices, requireAuth: RequestHandler): Router {
-  const { reads, unitTrees, search, writes } = services;
+  const { reads, unitTrees, search, writes, changes } = services;
   const router = Router();
   router.use(requireAuth, can('contacts.read'));
   // reads answer an ETag from the directory's versions, and 304 to a matching If-None-Match
   const versionsOf = (req: Request) => authOf(req).versions;
   const fresh = conditionalRead((req) => directoryTagOf(versionsOf(req)));
+  // where the change feed goes on from what a read of the directory at the session's version
+  // shows (docs/changes.md): on a 304 too, which stands for the same read
+  const changesCursor: RequestHandler = (req, res, next) => {
+    res.setHeader('X-Changes-Cursor', ChangeFeed.cursorOf(versionsOf(req)));
+    next();
+  };
 
-  router.get('/', fresh, ...listRules, validate, async (req, res) => {
+  router.get('/', changesCursor, fresh, ...listRules, validate, async (req, res) => {
     sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req), versionsOf(req)));
+  });
+  router.get('/changes', ...changesRules, validate, async (req, res) => {
+    const input = inputOf<{ cursor?: ChangePosition; limit?: number }>(req);
+    sendSuccess(res, 200, 'Contact changes retrieved successfully', await changes.page(input, versionsOf(req)));
   });
   router.get('/search', fresh, ...searchRules, validate, async (req, res) => {
     const result = await search.search(inputOf<SearchInput>(req), versionsOf(req));

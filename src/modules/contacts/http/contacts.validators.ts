@@ -14,6 +14,8 @@ import {
 import { FORMATS } from '../read/formats';
 import { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from '../read/list-input';
 import { ROLE_FILTERS } from '../domain/filters';
+import { decodeCursor } from '../domain/change-cursor';
+import { CHANGES_PAGE } from '../read/change-feed.service';
 
 export const STATUSES = ['online', 'offline', 'busy'] as const;
 
@@ -102,3 +104,14 @@ export const bulkDeleteRules = [idListRule(body('contactIds'), 'contactIds')];
 export const bulkMoveRules = [idListRule(body('contactIds'), 'contactIds'), parentRule(body, true)];
 
 export const resetPasswordRules = [...idRules, passwordRule(body('newPassword'), 'New password', { required: true, strength: true })];
+
+/** The change feed: `cursor` exactly as the service gave it (it leaves as its position), `limit`. */
+export const changesRules = [
+  query('cursor')
+    .optional({ values: 'undefined' })
+    .custom((v) => typeof v === 'string' && decodeCursor(v) !== null)
+    .withMessage("cursor must be a cursor the service gave: a change's cursor, data.next_cursor or the X-Changes-Cursor header")
+    .bail()
+    .customSanitizer((v: string) => decodeCursor(v)),
+  intRule(query('limit'), 'limit', { min: 1, max: CHANGES_PAGE.maxLimit }),
+];

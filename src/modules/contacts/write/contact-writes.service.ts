@@ -7,8 +7,7 @@ import { ROLE_ID, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
 import { contactRowTag } from '../domain/contact.record';
 import { findUserRow, findUserRows, type UserRow } from '../data/users.queries';
-import { TreeOrder } from '../data/tree/order';
-import { deactivateContacts, insertContact, updateContact, type ContactChanges, type ContactInsert, type Orphan } from '../data/contact.writer';
+import { deactivateContacts, insertContact, moveContacts, updateContact, type ContactChanges, type ContactInsert, type Orphan } from '../data/contact.writer';
 import { setPassword } from '../data/account.writer';
 import type { ContactBatch } from './contact-change';
 import { checkContacts, CONTACT_TAKEN, outsideOrganization, throwFirst, type TakenWords } from './contact-rules';
@@ -183,7 +182,7 @@ export class ContactWrites {
       const failures = await checkContacts(trx, actor, { creates: [], changes: rows.map((current) => ({ ref: current.id, current, changes: {}, parent })) });
       if (failures.some((f) => f.code === 'organization')) throw OUTSIDE;
       throwFirst(failures);
-      await new TreeOrder(trx).moveSubtrees(rows.map((r) => r.id), parentId);
+      await moveContacts(trx, rows, parentId);
       for (const group of byOrganization(rows)) {
         const contactIds = group.map((r) => r.id);
         const details = { contact_ids: contactIds, previous_parent_ids: group.map((r) => r.parent_id), parent_id: parentId };

@@ -3,7 +3,8 @@ import { chunks } from '../../../../lib/chunks';
 import { dialectOf, type Db, type Queryable } from '../../../../lib/db';
 import { BACKLOG_TABLE, contactGrams, contactGramsView, SEARCH_FIELDS, type SearchableFields } from '../grams';
 import { computePreorder, ORD_LIMIT, writeLabels } from './labels';
-import { changeStamp, lockedChange, markSearchChanged } from './lock';
+import { lockedChange } from './change-queue';
+import { changeStamp, markSearchChanged } from './lock';
 import { sortNameOf } from './keys';
 
 /**

@@ -1,0 +1,179 @@
+import { KnexTimeoutError, type Knex } from 'knex';
+import { inTransaction, isUniqueViolation, type Db } from '../../../../lib/db';
+import { AppError } from '../../../../lib/errors';
+import { takeNotedChanges, writeChangeRows, type ChangeRowValues } from '../changes.writer';
+import { changeStamp, lockDirectory } from './lock';
+
+/**
+ * The queue of tree changes of each process, and their group commit: the turns that the
+ * directory lock (lock.ts) is taken in.
+ */
+
+/** How a change takes its turn (lockedChange). */
+export interface ChangeOptions {
+  /**
+   * In a transaction of its own, not committed together with the changes queued beside it:
+   * for a change that holds the lock for long (an import, a repair), which would hold back
+   * their answers until its own commit.
+   */
+  alone?: boolean;
+}
+
+/** A change waiting for its turn in this process's queue, with its caller's promise. */
+interface Queued {
+  work: (trx: Knex.Transaction) => Promise<unknown>;
+  alone: boolean;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+  timer?: NodeJS.Timeout;
+}
+
+/** Each database handle's queue of tree changes in this process, and whether one is running. */
+interface ChangeQueue {
+  waiting: Queued[];
+  running: number;
+}
+
+const queues = new WeakMap<Db, ChangeQueue>();
+
+/** At most this many changes commit together: the later ones of a long queue wait for the next commit. */
+const GROUP_LIMIT = 32;
+
+/** The tree changes of this process on `db` that are queued or running now (for the metrics). */
+export function directoryChangesInFlight(db: Db): number {
+  const queue = queues.get(db);
+  return queue ? queue.waiting.length + queue.running : 0;
+}
+
+/**
+ * Runs `work` in a transaction that holds the directory lock from its first statement, and
+ * resolves with its result once that transaction has committed.
+ *
+ * The changes of one process wait for each other here, before they take a connection from the
+ * pool: they would wait for the lock anyway (one tree change at a time), and a change waiting
+ * inside its transaction holds a pooled connection meanwhile. Under a mixed load, writers
+ * waiting for the lock held most of the pool, and every read waited for a connection behind
+ * them (docs/performance.md, "A mixed load"). Several processes still share the lock itself.
+ *
+ * The changes that queued up while one ran then run one after another in one transaction and
+ * commit together (group commit). Each still takes the lock as its own first statement and gets
+ * its own directory version, each in a savepoint: one that fails (a 4xx, a taken e-mail) is
+ * rolled back alone and the others go on. A commit waits for the disk (about 4 ms on the
+ * benchmark's machine, a third of a short change), and the lock is held through it, so one
+ * commit for a queue of changes is what lets them go faster than one commit each. On any other
+ * failure, which may have ended the transaction itself, nothing of the group is committed and
+ * its changes run again, each in a transaction of its own.
+ *
+ * A change waits in the queue at most as long as it would wait for a connection
+ * (DB_ACQUIRE_TIMEOUT_MS), then fails as that wait does (503): a change that holds the lock for
+ * long (a stuck one) does not make every later one wait for all those before it.
+ */
+export function lockedChange<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+  let queue = queues.get(db);
+  if (!queue) queues.set(db, (queue = { waiting: [], running: 0 }));
+  const q = queue;
+  return new Promise<T>((resolve, reject) => {
+    const item: Queued = { work, alone: options.alone ?? false, resolve: resolve as (value: unknown) => void, reject };
+    q.waiting.push(item);
+    if (q.running > 0) {
+      const limitMs = Number(db.client.config.acquireConnectionTimeout) || 60_000;
+      // unref: a change waiting its turn does not keep the process alive on its own
+      item.timer = setTimeout(() => {
+        const at = q.waiting.indexOf(item);
+        if (at < 0) return;
+        q.waiting.splice(at, 1);
+        reject(new KnexTimeoutError('a change waited too long for the directory lock'));
+      }, limitMs).unref();
+    }
+    void runQueue(db, q);
+  });
+}
+
+/** Runs the queue's changes, a group at a time, until it is empty. */
+async function runQueue(db: Db, queue: ChangeQueue): Promise<void> {
+  if (queue.running > 0) return;
+  while (queue.waiting.length > 0) {
+    const group = takeGroup(queue);
+    queue.running = group.length;
+    try {
+      if (group.length === 1) await runAlone(db, group[0]);
+      else await runGroup(db, group);
+    } finally {
+      queue.running = 0;
+    }
+  }
+}
+
+/** The next change, and those queued after it up to the first that runs alone. */
+function takeGroup(queue: ChangeQueue): Queued[] {
+  const firstAlone = queue.waiting.findIndex((c) => c.alone);
+  const size = firstAlone === 0 ? 1 : Math.min(GROUP_LIMIT, firstAlone < 0 ? queue.waiting.length : firstAlone);
+  const group = queue.waiting.splice(0, size);
+  for (const change of group) clearTimeout(change.timer);
+  return group;
+}
+
+/**
+ * One change in a transaction of its own, its change feed rows (changes.writer.ts) written as
+ * its last statement: they commit exactly when the change does, under its version.
+ */
+async function runAlone(db: Db, change: Queued): Promise<void> {
+  try {
+    const value = await inTransaction(db, async (trx) => {
+      const done = await lockedWork(trx, change.work);
+      await writeChangeRows(trx, done.changes);
+      return done.value;
+    });
+    change.resolve(value);
+  } catch (err) {
+    change.reject(err);
+  }
+}
+
+/**
+ * The work with the directory lock taken first; with the change feed's rows of what it changed
+ * (noted by the writers of contacts), for the caller to write in the same transaction.
+ */
+async function lockedWork<T>(trx: Knex.Transaction, work: (trx: Knex.Transaction) => Promise<T>): Promise<{ value: T; changes: ChangeRowValues[] }> {
+  await lockDirectory(trx);
+  const value = await work(trx);
+  return { value, changes: takeNotedChanges(trx, changeStamp(trx)) };
+}
+
+/** A failure that a savepoint's rollback undoes whole, after which the transaction goes on: the caller's 4xx, or a unique key taken. */
+function containedFailure(err: unknown): boolean {
+  return err instanceof AppError || isUniqueViolation(err);
+}
+
+/**
+ * Several changes in one transaction, each in a savepoint, committed together; each caller
+ * then hears its own outcome. Any other failure than a contained one leaves the transaction in
+ * doubt: the group is rolled back and each change runs again alone. The change feed's rows of
+ * the changes that held (each under its own version) go in with one statement before the
+ * commit: one round trip for the group, not one per change, while the lock is held.
+ */
+async function runGroup(db: Db, group: Queued[]): Promise<void> {
+  let outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }>;
+  try {
+    outcomes = await inTransaction(db, async (trx) => {
+      const done: typeof outcomes = [];
+      const changes: ChangeRowValues[] = [];
+      for (const change of group) {
+        try {
+          const held = await trx.transaction((savepoint) => lockedWork(savepoint, change.work));
+          changes.push(...held.changes);
+          done.push({ ok: true, value: held.value });
+        } catch (err) {
+          if (!containedFailure(err)) throw err;
+          done.push({ ok: false, err });
+        }
+      }
+      await writeChangeRows(trx, changes);
+      return done;
+    });
+  } catch {
+    for (const change of group) await runAlone(db, change);
+    return;
+  }
+  outcomes.forEach((outcome, i) => (outcome.ok ? group[i].resolve(outcome.value) : group[i].reject(outcome.err)));
+}
