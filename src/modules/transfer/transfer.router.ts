@@ -1,15 +1,15 @@
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { query } from 'express-validator';
 import multer from 'multer';
 import { AppError, ValidationError } from '../../lib/errors';
 import { actorOf } from '../audit';
 import { sendSuccess } from '../../lib/http/respond';
-import { boolRule, inputOf, intRule, oneOfRule, validate } from '../../lib/http/validate';
+import { inputOf, validate } from '../../lib/http/validate';
 import { requirePermission as can } from '../access';
-import { filterRules, filtersOf, type ListInput } from '../contacts';
+import { filtersOf, type ListInput } from '../contacts';
 import { CONTENT_TYPES, DirectoryExport, type FileFormat } from './export.service';
 import type { DirectoryImport } from './import.service';
 import type { ImportMode } from './import.plan';
+import { exportRules, importRules, templateRules } from './transfer.validators';
 
 export interface TransferServices {
   importer: DirectoryImport;
@@ -17,21 +17,7 @@ export interface TransferServices {
   maxBytes: number;
 }
 
-const FILE_FORMATS: readonly FileFormat[] = ['csv', 'xlsx'];
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain'];
-
-const importRules = [
-  boolRule(query('dry_run'), 'dry_run'),
-  oneOfRule(query('mode'), 'mode', ['create', 'upsert']),
-  oneOfRule(query('passwords'), 'passwords', ['allow', 'refuse']),
-];
-const templateRules = [oneOfRule(query('format'), 'format', FILE_FORMATS)];
-const exportRules = [
-  oneOfRule(query('format'), 'format', FILE_FORMATS),
-  intRule(query('unit_id'), 'unit_id'),
-  intRule(query('root_id'), 'root_id'),
-  ...filterRules(query),
-];
 
 const tooLarge = (maxBytes: number) => new AppError(413, `Import file too large: at most ${maxBytes} bytes (IMPORT_MAX_BYTES)`);
 
