@@ -36,13 +36,10 @@ FROM node:22-bookworm-slim
 # V8's heap limit, for a container of 512 MiB: without one, V8 sizes the heap from the host's
 # memory and collects lazily (docs/performance.md, "A capped heap"). 384 MiB holds the search
 # index of 100,000 contacts and a 100,000-row import at once; raise it with the directory
-# (`-e NODE_OPTIONS=--max-old-space-size=...`). The young generation is capped too, at 8 MiB a
-# semi-space: newer Node.js releases size it from the machine (Node.js 24 let an .xlsx upload's
-# parse grow the resident memory by 159 MiB where 20 and 22 stay under 54; with the cap, 49:
-# docs/node-versions.md).
+# (`-e NODE_OPTIONS=--max-old-space-size=...`).
 ENV NODE_ENV=production \
     PORT=3000 \
-    NODE_OPTIONS="--max-old-space-size=384 --max-semi-space-size=8"
+    NODE_OPTIONS=--max-old-space-size=384
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

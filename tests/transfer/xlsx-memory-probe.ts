@@ -6,7 +6,7 @@ import { readSheet } from '../../src/modules/transfer/sheet';
 /**
  * Reads one upload as the import does (readSheet, then readRows) in a process of its own, and
  * prints how far its resident memory grew, as one line of JSON. Run by xlsx-memory.test.ts as
- * `node --expose-gc --max-old-space-size=384 --max-semi-space-size=8 --import tsx xlsx-memory-probe.ts FILE WARM-UP-FILE MAX-ROWS`
+ * `node --expose-gc --max-old-space-size=384 --import tsx xlsx-memory-probe.ts FILE WARM-UP-FILE MAX-ROWS`
  * (384 MiB: the heap the service runs with, Dockerfile).
  *
  * A small workbook is read first, as an earlier upload would have warmed the service up (its

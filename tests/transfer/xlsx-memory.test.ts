@@ -30,12 +30,9 @@ interface Probed {
   read_ms: number;
 }
 
-/**
- * Runs the probe on `file` with the heap and the young generation the service runs with
- * (Dockerfile's NODE_OPTIONS; docs/node-versions.md), and gives what it printed.
- */
+/** Runs the probe on `file` with the heap the service runs with (Dockerfile), and gives what it printed. */
 function probe(file: string, warmUp: string): Promise<Probed> {
-  const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=384', '--max-semi-space-size=8', '--import', 'tsx', PROBE, file, warmUp, String(MAX_ROWS)], {
+  const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=384', '--import', 'tsx', PROBE, file, warmUp, String(MAX_ROWS)], {
     cwd: ROOT,
     env: { ...process.env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
