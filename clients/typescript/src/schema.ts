@@ -3296,7 +3296,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The file is larger than IMPORT_MAX_BYTES, has more rows than IMPORT_MAX_ROWS, or is an .xlsx whose parts inflate past their limits (docs/import-export.md) */
+            /** @description The file is larger than IMPORT_MAX_BYTES, has more rows than IMPORT_MAX_ROWS, or is an .xlsx whose parts inflate past their limits or whose cells of the read columns hold more text than the rows may keep (docs/import-export.md) */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -81,7 +81,7 @@ export const transferPaths = {
           { mode: 'create', dry_run: false, created: 2, updated: 0, unchanged: 0, failed: 0, errors_total: 0, ignored_columns: [], errors: [] },
           'Every row passed: written, or with dry_run=true checked (errors is empty)',
         ),
-        413: errorResponse('The file is larger than IMPORT_MAX_BYTES, has more rows than IMPORT_MAX_ROWS, or is an .xlsx whose parts inflate past their limits (docs/import-export.md)'),
+        413: errorResponse('The file is larger than IMPORT_MAX_BYTES, has more rows than IMPORT_MAX_ROWS, or is an .xlsx whose parts inflate past their limits or whose cells of the read columns hold more text than the rows may keep (docs/import-export.md)'),
         415: errorResponse('Neither multipart nor text/csv, or a file that is neither UTF-8 CSV nor .xlsx'),
         422: {
           description: 'Some rows are wrong (a dry run too): nothing was written',
