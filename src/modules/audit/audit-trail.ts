@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { writeRows } from '../../lib/db';
 import type { Actor } from './actor';
-import { isSecretField, type Changes } from './changes';
+import { changesOf, isSecretField, type Changes } from './changes';
 
 export interface AuditEntry {
   /** what was done, `<target type>.<verb>`: `contact.move`, `role.update` */
@@ -55,5 +55,11 @@ export class AuditTrail {
     const targets = entry.targetId !== null ? [entry.targetId] : [...(entry.targetIds ?? [])];
     // an import's 100,000 targets in one LOAD DATA on MySQL (writeRows), not 200 INSERTs
     await writeRows(trx, 'audit_event_targets', targets.map((targetId) => ({ event_id: Number(id), target_type: entry.targetType, target_id: targetId })));
+  }
+
+  /** One entry for a change of one record, its fields from `before` to `after`; none when nothing changed. */
+  async recordChange(trx: Knex.Transaction, actor: Actor, entry: Omit<AuditEntry, 'changes'>, before: Record<string, unknown> | null, after: Record<string, unknown>): Promise<void> {
+    const changes = changesOf(before, after);
+    if (Object.keys(changes).length > 0) await this.record(trx, actor, { ...entry, changes });
   }
 }

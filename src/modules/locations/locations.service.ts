@@ -1,4 +1,4 @@
-import { changesOf, type Actor, type AuditTrail } from '../audit';
+import type { Actor, AuditTrail } from '../audit';
 import { CrudService } from '../../lib/crud';
 import type { Db } from '../../lib/db';
 import { PreconditionFailedError } from '../../lib/errors';
@@ -24,11 +24,8 @@ export class LocationsService extends CrudService<Actor> {
         versionedChange(deps.db, 'locations', work, condition && { holds: condition, failed: () => new PreconditionFailedError(LOCATIONS_CHANGED) }),
       // locations belong to no organization: the entry is filed under the actor's (AuditEntry); a
       // change that changed nothing (a delete of an inactive record, say) leaves none
-      record: async (trx, actor, { resource, verb, id, before, after }) => {
-        const changes = changesOf(before, after);
-        if (Object.keys(changes).length === 0) return;
-        await deps.audit.record(trx, actor, { action: `${resource.singular}.${verb}`, targetType: resource.singular, targetId: id, changes });
-      },
+      record: (trx, actor, { resource, verb, id, before, after }) =>
+        deps.audit.recordChange(trx, actor, { action: `${resource.singular}.${verb}`, targetType: resource.singular, targetId: id }, before, after),
     });
   }
 

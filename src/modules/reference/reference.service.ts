@@ -1,4 +1,4 @@
-import { changesOf, type Actor, type AuditTrail } from '../audit';
+import type { Actor, AuditTrail } from '../audit';
 import { CrudService } from '../../lib/crud';
 import type { Db } from '../../lib/db';
 import { PreconditionFailedError } from '../../lib/errors';
@@ -22,11 +22,9 @@ export class ReferenceService extends CrudService<Actor> {
       run: (work, condition) => versionedChange(deps.db, 'reference', work, referencePrecondition(condition)),
       // one entry per change that changed something; reference records belong to no organization,
       // so the entry is filed under the actor's (AuditEntry), and an organization is its own
-      record: async (trx, actor, { resource, verb, id, before, after }) => {
-        const changes = changesOf(before, after);
-        if (Object.keys(changes).length === 0) return;
+      record: (trx, actor, { resource, verb, id, before, after }) => {
         const organizationId = resource.table === 'organizations' ? id : actor.organizationId;
-        await deps.audit.record(trx, actor, { action: `${resource.singular}.${verb}`, targetType: resource.singular, targetId: id, organizationId, changes });
+        return deps.audit.recordChange(trx, actor, { action: `${resource.singular}.${verb}`, targetType: resource.singular, targetId: id, organizationId }, before, after);
       },
     });
   }
