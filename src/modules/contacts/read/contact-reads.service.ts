@@ -5,6 +5,7 @@ import { pageOf } from '../../../lib/http/validate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
 import { subtreeRange } from '../data/tree/lineage';
+import { atOneVersion } from '../data/tree/one-version';
 import type { DirectoryVersions } from '../data/tree/lock';
 import { toContact, type Contact, type ContactRow } from '../domain/contact.record';
 import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from '../data/directory.queries';
@@ -68,10 +69,16 @@ export class ContactReads {
 
   /** A page of the filtered set in pre-order, in the asked format, with counters over the whole set. */
   async list(input: ListInput, versions: DirectoryVersions) {
+    const parentId = input.parent_id;
+    if (!parentId) return this.listIn(input, versions, undefined);
+    // the subtree's range and what is read in it, at one directory version (one-version.ts)
+    return atOneVersion(this.db, versions, async (at) => this.listIn(input, at, await subtreeRange(this.db, parentId)));
+  }
+
+  private async listIn(input: ListInput, versions: DirectoryVersions, range: OrdRange | undefined) {
     const format: Format = input.format ?? (input.tree === false ? 'flat' : 'tree');
     const { page, limit, offset } = pageOf(input, CONTACT_PAGE.defaultLimit);
     const filters = filtersOf(input);
-    const range = input.parent_id ? await subtreeRange(this.db, input.parent_id) : undefined;
 
     let statistics: ContactStatistics;
     let contacts;

@@ -10,6 +10,7 @@ import { toContact } from '../domain/contact.record';
 import { shape } from './formats';
 import { filtersOf, filtersEcho, type ListInput } from './list-input';
 import { statisticsOf } from '../data/listing.queries';
+import { atOneVersion } from '../data/tree/one-version';
 import { unitContactNames, unitLineage, unitRows, unitRowsByIds } from '../data/unit-tree.queries';
 import { loadNameMaps } from '../data/users.queries';
 import type { ReadVersions } from '../../access';
@@ -46,7 +47,10 @@ export class UnitTrees {
    */
   async unitTreeJson(unitId: number, input: ListInput, versions: ReadVersions): Promise<Buffer> {
     const key = `${directoryTagOf(versions)}|${unitId}|${JSON.stringify(input)}`;
-    return this.built.get(key, () => this.gate.run(async () => Buffer.from(JSON.stringify(await this.build(unitId, input, versions)))));
+    // its rows, their lineage and their parents' names at one directory version (one-version.ts):
+    // one that moved on since the session's read only makes the kept tree newer than its key
+    const build = () => atOneVersion(this.db, versions, (at) => this.build(unitId, input, { ...versions, ...at }));
+    return this.built.get(key, () => this.gate.run(async () => Buffer.from(JSON.stringify(await build()))));
   }
 
   private async build(unitId: number, input: ListInput, versions: ReadVersions) {

@@ -23,6 +23,8 @@ export interface ChangeOptions {
 interface Queued {
   work: (trx: Knex.Transaction) => Promise<unknown>;
   alone: boolean;
+  /** a read run between two changes, outside any transaction (betweenChanges) */
+  bare?: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
   timer?: NodeJS.Timeout;
@@ -69,11 +71,24 @@ export function directoryChangesInFlight(db: Db): number {
  * long (a stuck one) does not make every later one wait for all those before it.
  */
 export function lockedChange<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+  return enqueue(db, { work, alone: options.alone ?? false });
+}
+
+/**
+ * Runs `read` in this process's queue of changes, as if it were one that runs alone but outside
+ * any transaction: no change of this process runs until it ends. For a read of several
+ * statements that must not see a change commit between them (one-version.ts).
+ */
+export function betweenChanges<T>(db: Db, read: () => Promise<T>): Promise<T> {
+  return enqueue(db, { work: read, alone: true, bare: true });
+}
+
+function enqueue<T>(db: Db, what: Pick<Queued, 'work' | 'alone' | 'bare'>): Promise<T> {
   let queue = queues.get(db);
   if (!queue) queues.set(db, (queue = { waiting: [], running: 0 }));
   const q = queue;
   return new Promise<T>((resolve, reject) => {
-    const item: Queued = { work, alone: options.alone ?? false, resolve: resolve as (value: unknown) => void, reject };
+    const item: Queued = { ...what, resolve: resolve as (value: unknown) => void, reject };
     q.waiting.push(item);
     if (q.running > 0) {
       const limitMs = Number(db.client.config.acquireConnectionTimeout) || 60_000;
@@ -96,7 +111,8 @@ async function runQueue(db: Db, queue: ChangeQueue): Promise<void> {
     const group = takeGroup(queue);
     queue.running = group.length;
     try {
-      if (group.length === 1) await runAlone(db, group[0]);
+      if (group[0].bare) await runBare(group[0]);
+      else if (group.length === 1) await runAlone(db, group[0]);
       else await runGroup(db, group);
     } finally {
       queue.running = 0;
@@ -111,6 +127,15 @@ function takeGroup(queue: ChangeQueue): Queued[] {
   const group = queue.waiting.splice(0, size);
   for (const change of group) clearTimeout(change.timer);
   return group;
+}
+
+/** A read between two changes (betweenChanges). */
+async function runBare(item: Queued): Promise<void> {
+  try {
+    item.resolve(await (item.work as () => Promise<unknown>)());
+  } catch (err) {
+    item.reject(err);
+  }
 }
 
 /**
