@@ -59,4 +59,18 @@ describe('the search index posting lists', () => {
       { numRuns: 300 },
     );
   });
+
+  test('lists whose gaps take one to five bytes decode to the same numbers (contacts far apart, most holding no gram)', async () => {
+    // the gaps between the holders of a gram are stored as varints: 127 fits in one byte, 128
+    // takes two, 16,383 two, 16,384 three; the contacts here sit at such distances
+    const holders = [0, 1, 128, 129, 256, 16_640, 16_641, 33_024, 2_130_000];
+    const builder = new GramPostingsBuilder();
+    const want = new Set(holders);
+    const gramsOfAbc = contactGramsView({ name: 'abc' });
+    const gram = gramsOfAbc[0];
+    for (let slot = 0; slot <= holders[holders.length - 1]; slot++) builder.add(slot, want.has(slot) ? [gram] : []);
+    const postings = await builder.build();
+    expect(Array.from(postings.rarest([gram]))).toEqual(holders);
+    expect(Array.from(postings.startingWith(gramPair(gram), holders[holders.length - 1] + 1))).toEqual(holders);
+  });
 });

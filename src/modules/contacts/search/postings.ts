@@ -1,9 +1,14 @@
 import { gramPair } from '../data/grams';
 
 /**
- * Trigram posting lists in one array: the contacts (numbers, ascending) of gram g are
- * `postings[offsets[g] .. offsets[g + 1])`. The grams are those of the trigram table
- * (grams.ts), so both ways of searching find the same candidates.
+ * Trigram posting lists: the contacts (numbers, ascending) holding each gram. The grams are
+ * those of the trigram table (grams.ts), so both ways of searching find the same candidates.
+ *
+ * Each list is kept as the gaps between its numbers, each gap a varint (7 bits a byte, the high
+ * bit set on all but its last byte), the lists one after another in one byte array. A contact
+ * holds some 70 grams; at 4 bytes a number the lists were more than half of the index's memory
+ * (docs/performance.md, "The search index's memory"), and most gaps fit in one or two bytes. A
+ * search decodes only the lists it walks: the shortest of its grams, or those of a pair.
  */
 export interface GramPostings {
   /** the shortest posting list among the grams (none when one of them indexes nobody) */
@@ -57,6 +62,8 @@ export class GramPostingsBuilder {
     }
     // the per-contact lists are in the postings now
     this.blocks.length = 0;
+    const lists = await encodeLists(postings, offsets);
+    const lengths = this.counts.slice(0, gramCount);
     const gramIds = this.gramIds;
     const byPair = new Map<number, number[]>();
     for (const [gram, id] of gramIds) {
@@ -65,16 +72,16 @@ export class GramPostingsBuilder {
       if (group) group.push(id);
       else byPair.set(pair, [id]);
     }
-    const list = (id: number) => postings.subarray(offsets[id], offsets[id + 1]);
+    const list = (id: number) => decodeList(lists, id, lengths[id]);
     return {
       rarest(grams) {
-        let shortest: Int32Array | undefined;
+        let shortest = -1;
         for (const gram of grams) {
           const id = gramIds.get(gram);
           if (id === undefined) return new Int32Array(0);
-          if (shortest === undefined || offsets[id + 1] - offsets[id] < shortest.length) shortest = list(id);
+          if (shortest < 0 || lengths[id] < lengths[shortest]) shortest = id;
         }
-        return shortest ?? new Int32Array(0);
+        return shortest < 0 ? new Int32Array(0) : list(shortest);
       },
       startingWith(pair, contacts) {
         const group = byPair.get(pair) ?? [];
@@ -82,18 +89,90 @@ export class GramPostingsBuilder {
         if (group.length === 1) return list(group[0]);
         const marks = new Uint8Array(contacts);
         let marked = 0;
-        for (const id of group) {
-          for (const slot of list(id)) {
-            marked += 1 - marks[slot];
-            marks[slot] = 1;
-          }
-        }
+        for (const id of group) marked += markList(lists, id, lengths[id], marks);
         const slots = new Int32Array(marked);
         for (let slot = 0, n = 0; n < marked; slot++) if (marks[slot]) slots[n++] = slot;
         return slots;
       },
     };
   }
+}
+
+/** The lists as varint gaps, one after another, and where each one's bytes start. */
+interface EncodedLists {
+  bytes: Uint8Array;
+  starts: Float64Array;
+}
+
+/** Encodes each list `postings[offsets[g] .. offsets[g + 1])` (ascending numbers) as varint gaps from -1. */
+async function encodeLists(postings: Int32Array, offsets: Int32Array): Promise<EncodedLists> {
+  const gramCount = offsets.length - 1;
+  const starts = new Float64Array(gramCount + 1);
+  // at most 5 bytes a number; grown when needed, trimmed at the end
+  let bytes = new Uint8Array(Math.max(16, postings.length * 2));
+  let at = 0;
+  for (let g = 0; g < gramCount; g++) {
+    starts[g] = at;
+    if (bytes.length - at < 5 * (offsets[g + 1] - offsets[g])) {
+      const bigger = new Uint8Array(Math.max(2 * bytes.length, at + 5 * (offsets[g + 1] - offsets[g])));
+      bigger.set(bytes.subarray(0, at));
+      bytes = bigger;
+    }
+    let previous = -1;
+    for (let i = offsets[g]; i < offsets[g + 1]; i++) {
+      let gap = postings[i] - previous;
+      previous = postings[i];
+      while (gap >= 0x80) {
+        bytes[at++] = (gap & 0x7f) | 0x80;
+        gap >>>= 7;
+      }
+      bytes[at++] = gap;
+    }
+    await breather(g);
+  }
+  starts[gramCount] = at;
+  return { bytes: bytes.slice(0, at), starts };
+}
+
+/** Marks the numbers of list `id` (of which there are `length`) in `marks`; how many were not marked before. */
+function markList({ bytes, starts }: EncodedLists, id: number, length: number, marks: Uint8Array): number {
+  let at = starts[id];
+  let value = -1;
+  let marked = 0;
+  for (let n = 0; n < length; n++) {
+    let gap = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = bytes[at++];
+      gap |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    value += gap;
+    marked += 1 - marks[value];
+    marks[value] = 1;
+  }
+  return marked;
+}
+
+/** The numbers of list `id`, of which there are `length`. */
+function decodeList({ bytes, starts }: EncodedLists, id: number, length: number): Int32Array {
+  const out = new Int32Array(length);
+  let at = starts[id];
+  let value = -1;
+  for (let n = 0; n < length; n++) {
+    let gap = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = bytes[at++];
+      gap |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    value += gap;
+    out[n] = value;
+  }
+  return out;
 }
 
 /** Every 2,048 contacts a build lets other requests run (a slice takes about 10 ms). */
