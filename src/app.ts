@@ -146,7 +146,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     cors({
       origin: corsOrigin(config),
-      exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'ETag', 'X-Changes-Cursor'],
+      exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'ETag', 'X-Changes-Cursor', 'Link'],
       maxAge: 600,
     }),
   );

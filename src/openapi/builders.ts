@@ -36,6 +36,8 @@ export interface Param {
   in: 'path' | 'query' | 'header';
   required?: boolean;
   description?: string;
+  /** an old name kept for a release beside its new one (docs/api.md, Paging) */
+  deprecated?: boolean;
   schema: Schema;
 }
 
@@ -171,7 +173,10 @@ function writePreconditions(write: ConditionalWrite): { params: Param[]; respons
 /** A read's success answers an ETag; an If-None-Match that holds it answers 304. */
 function conditionalRead(responses: Record<string, unknown>): Record<string, unknown> {
   const withTag = Object.fromEntries(
-    Object.entries(responses).map(([status, r]) => [status, status.startsWith('2') ? { ...(r as object), headers: ETAG_HEADER } : r]),
+    Object.entries(responses).map(([status, r]) => {
+      const response = r as { headers?: object };
+      return [status, status.startsWith('2') ? { ...response, headers: { ...response.headers, ...ETAG_HEADER } } : r];
+    }),
   );
   return { ...withTag, 304: E304 };
 }

@@ -1,4 +1,5 @@
-import { arrayOf, int, obj, str } from './builders';
+import { arrayOf, obj, str } from './builders';
+import { paginationSchemas } from './paging';
 import { authPaths, authSchemas } from './paths/auth';
 import { contactPaths, contactSchemas } from './paths/contacts';
 import { docsPaths, healthPaths } from './paths/health';
@@ -57,13 +58,7 @@ export function openApiDocument() {
       schemas: {
         Error: obj({ status: { const: 'error' }, message: str(), errors: { $ref: '#/components/schemas/FieldErrors' } }, ['errors']),
         FieldErrors: arrayOf(obj({ field: str(), message: str() })),
-        /** the paging of the location, security and reference lists */
-        Pagination: obj({
-          page: int({ minimum: 1 }),
-          limit: int({ minimum: 1 }),
-          total: int({ minimum: 0 }),
-          total_pages: int({ minimum: 0, description: 'ceil(total / limit)' }),
-        }),
+        ...paginationSchemas,
         ...authSchemas,
         ...contactSchemas,
         ...locationSchemas,

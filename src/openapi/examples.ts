@@ -11,8 +11,11 @@ export const UPDATED_AT = '2026-03-14T09:30:12.345Z';
 export const NOW = '2026-03-14T09:31:05.002Z';
 export const times = { created_at: CREATED_AT, updated_at: UPDATED_AT };
 
-/** The paging of the location, security and reference lists (components.schemas.Pagination). */
-export const pagination = (total: number, limit: number, page = 1) => ({ page, limit, total, total_pages: Math.ceil(total / limit) });
+/** The `pagination` of a counted list (components.schemas.Pagination, lib/http/paging.ts). */
+export const pagination = (total: number, limit: number, page = 1) => {
+  const totalPages = Math.ceil(total / limit);
+  return { page, limit, total, total_pages: totalPages, has_more: page < totalPages };
+};
 
 /** A signed token as a client sees it: three base64url parts (the values here sign nothing). */
 const jwt = (payload: string) => `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.${payload}.Q2hlY2tlZCBieSB0aGUgc2VydmljZSwgbm90IGJ5IHlvdQ`;

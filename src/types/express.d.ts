@@ -9,6 +9,8 @@ declare global {
       auth?: AuthContext;
       /** the validated and sanitized input (matchedData), set by the validate middleware */
       input?: Record<string, unknown>;
+      /** the rules' name of a parameter sent under its other name, and that name (lib/http/aliases.ts) */
+      aliased?: Record<string, string>;
     }
   }
 }

@@ -386,7 +386,7 @@ describe('on a database of its own: no other file writes there meanwhile, and pr
     const res = await api(own).get(`/api/contacts/changes?cursor=${cursor}`).set(bearer(admin));
     own.db.off('query', seen);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ changes: [], next_cursor: cursor, has_more: false });
+    expect(res.body.data).toEqual({ changes: [], next_cursor: cursor, has_more: false, pagination: { limit: 100, has_more: false, next_cursor: cursor } });
     expect(statements).toEqual([]);
   });
 

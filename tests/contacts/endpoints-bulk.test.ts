@@ -31,7 +31,7 @@ describe('POST /api/contacts/bulk-delete', () => {
     expect(res.body).toEqual({
       status: 'success',
       message: '2 contacts deleted successfully',
-      data: { deletedCount: 2, contactIds: [t.c.id, t.f.id] },
+      data: { deletedCount: 2, contactIds: [t.c.id, t.f.id], deleted_count: 2, contact_ids: [t.c.id, t.f.id] },
     });
     expect(await isActive(t.c.id)).toBe(false);
     expect(await isActive(t.f.id)).toBe(false);
@@ -46,7 +46,7 @@ describe('POST /api/contacts/bulk-delete', () => {
     const res = await bulkDelete([2_000_000_000, t.d.id, inactive.id]);
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('1 contacts deleted successfully');
-    expect(res.body.data).toEqual({ deletedCount: 1, contactIds: [t.d.id] });
+    expect(res.body.data).toEqual({ deletedCount: 1, contactIds: [t.d.id], deleted_count: 1, contact_ids: [t.d.id] });
     expect(await isActive(t.d.id)).toBe(false);
     expect(await row(inactive.id)).toEqual(inactiveBefore);
   });
@@ -61,7 +61,7 @@ describe('POST /api/contacts/bulk-delete', () => {
     const t = await unitTree();
     expect((await bulkDelete([t.c.id, t.d.id])).body.data.deletedCount).toBe(2);
     const again = await bulkDelete([t.c.id, t.d.id]);
-    expect(again.body.data).toEqual({ deletedCount: 0, contactIds: [] });
+    expect(again.body.data).toEqual({ deletedCount: 0, contactIds: [], deleted_count: 0, contact_ids: [] });
   });
 
   test('children of removed contacts become roots unless removed in the same call', async () => {
@@ -98,7 +98,7 @@ describe('POST /api/contacts/bulk-move', () => {
     expect(res.body).toEqual({
       status: 'success',
       message: '2 contacts moved successfully',
-      data: { movedCount: 2, contactIds: [t.c.id, t.f.id], new_parent_id: t.a.id },
+      data: { movedCount: 2, contactIds: [t.c.id, t.f.id], moved_count: 2, contact_ids: [t.c.id, t.f.id], new_parent_id: t.a.id },
     });
     expect(await parentsOf([t.c.id, t.f.id])).toEqual([t.a.id, t.a.id]);
     expect(await treeProblems(ctx.db)).toEqual([]);
@@ -108,7 +108,7 @@ describe('POST /api/contacts/bulk-move', () => {
     const t = await unitTree();
     const res = await bulkMove([t.b.id, t.f.id], null);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ movedCount: 2, contactIds: [t.b.id, t.f.id], new_parent_id: null });
+    expect(res.body.data).toEqual({ movedCount: 2, contactIds: [t.b.id, t.f.id], moved_count: 2, contact_ids: [t.b.id, t.f.id], new_parent_id: null });
     expect(await parentsOf([t.b.id, t.f.id, t.c.id])).toEqual([null, null, t.b.id]);
     expect(await treeProblems(ctx.db)).toEqual([]);
   });

@@ -227,7 +227,7 @@ describe('bulk contactIds', () => {
     const ids = [target.id, ...tooMany.slice(0, 999)];
     const res = await bulkDelete({ contactIds: ids });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ deletedCount: 1, contactIds: [target.id] });
+    expect(res.body.data).toEqual({ deletedCount: 1, contactIds: [target.id], deleted_count: 1, contact_ids: [target.id] });
   });
 
   test('bulk move requires the parent_id key', async () => {

@@ -56,7 +56,7 @@ export function listSearchTests(ctx: TestContext, env: Record<string, string>, h
       expect(res.status).toBe(200);
       expect(nameTree(res.body.data.contacts)).toEqual([[`Alpha ${d.t}`, [[`Bravo ${d.t}`, [[`Charlie ${d.t}`, []]]]]], [`Echo ${d.t}`, []]]);
       expect(res.body.data.statistics).toEqual(statistics(4, 2, 1, 1));
-      expect(res.body.data.pagination).toEqual({ page: 1, limit: 100, total: 4, format: 'tree' });
+      expect(res.body.data.pagination).toEqual({ page: 1, limit: 100, total: 4, total_pages: 1, has_more: false, format: 'tree' });
       expect(res.body.data.filters).toMatchObject({ search: d.t.toUpperCase(), unit_id: String(d.unit.id), include_inactive: false, role_filter: 'all' });
     });
 
@@ -116,7 +116,7 @@ export function listSearchTests(ctx: TestContext, env: Record<string, string>, h
       const page = (n: number) => list({ search: d.t, unit_id: d.unit.id, format: 'flat', limit: 2, page: n });
       const second = await page(2);
       expect(idsOf(second)).toEqual([d.charlie.id, d.echo.id]);
-      expect(second.body.data.pagination).toEqual({ page: 2, limit: 2, total: 4, format: 'flat' });
+      expect(second.body.data.pagination).toEqual({ page: 2, limit: 2, total: 4, total_pages: 2, has_more: false, format: 'flat' });
       expect(second.body.data.statistics).toEqual(statistics(4, 2, 1, 1));
       const beyond = await page(3);
       expect(idsOf(beyond)).toEqual([]);

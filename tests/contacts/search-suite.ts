@@ -43,8 +43,10 @@ export function searchSuite(env: Record<string, string>): void {
       expect(res.body.data).toEqual({
         contacts: [expect.objectContaining({ id: found.id, name: found.name, unit_id: unit.id, unit_name: unit.name, is_active: true })],
         searchTerm: token,
+        search_term: token,
         filters: { unit_id: null, department_id: null },
         total: 1,
+        pagination: { page: 1, limit: 20, total: 1, total_pages: 1, has_more: false },
       });
     });
 

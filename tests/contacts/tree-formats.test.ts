@@ -83,7 +83,7 @@ describe('the three formats on a hand-built tree', () => {
       },
       { id: ids.Eve, name: 'Eve', parent_id: null, children: [{ id: ids.frank, name: 'frank', parent_id: ids.Eve, children: [] }] },
     ]);
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 100, total: 6, format: 'tree' });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 100, total: 6, total_pages: 1, has_more: false, format: 'tree' });
     // tree nodes are full contacts
     expect(res.body.data.contacts[0]).toMatchObject({ unit_id: unitId, is_active: true, email: `alice.${unitId}@formats.test` });
   });
@@ -126,7 +126,7 @@ describe('the three formats on a hand-built tree', () => {
       { id: ids.Dave, name: 'Dave', parent_id: ids.bob, children: [] },
       { id: ids.Carol, name: 'Carol', parent_id: ids.Alice, children: [] },
     ]);
-    expect(page2.body.data.pagination).toEqual({ page: 2, limit: 2, total: 6, format: 'tree' });
+    expect(page2.body.data.pagination).toEqual({ page: 2, limit: 2, total: 6, total_pages: 3, has_more: true, format: 'tree' });
     const page3 = await list('format=tree&limit=2&page=3');
     expect(shapeOf(page3.body.data.contacts)).toEqual([
       { id: ids.Eve, name: 'Eve', parent_id: null, children: [{ id: ids.frank, name: 'frank', parent_id: ids.Eve, children: [] }] },

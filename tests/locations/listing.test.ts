@@ -21,7 +21,7 @@ describe('paging', () => {
       const res = await list('divisions', { country_id: country.id, page, limit: 2 });
       expect(res.status).toBe(200);
       expect(res.body.message).toBe('Divisions retrieved successfully');
-      expect(res.body.data.pagination).toEqual({ page, limit: 2, total: 5, total_pages: 3 });
+      expect(res.body.data.pagination).toEqual({ page, limit: 2, total: 5, total_pages: 3, has_more: page < 3 });
       pages.push(names(res, 'divisions'));
     }
     expect(pages).toEqual([[`${stem} a`, `${stem} b`], [`${stem} c`, `${stem} d`], [`${stem} e`], []]);
@@ -135,6 +135,6 @@ describe('include_inactive', () => {
     const gone = await create(ctx, ctx.admin, 'divisions', { country_id: country.id, name: uniqueName('Gone') });
     await softDelete(ctx, ctx.admin, 'divisions', gone.id);
     const res = await list('divisions', { country_id: country.id });
-    expect(res.body.data).toEqual({ divisions: [], pagination: { page: 1, limit: 50, total: 0, total_pages: 0 } });
+    expect(res.body.data).toEqual({ divisions: [], pagination: { page: 1, limit: 50, total: 0, total_pages: 0, has_more: false } });
   });
 });

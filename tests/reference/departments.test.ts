@@ -27,7 +27,7 @@ describe('GET /api/departments', () => {
     const res = await http.get(`/api/departments?unit_id=${unit.id}`, as.User);
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Departments retrieved successfully');
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: 2, total_pages: 1 });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: 2, total_pages: 1, has_more: false });
     expect(res.body.data.departments.map((d: { id: number }) => d.id)).toEqual([a.id, b.id]);
     expect(res.body.data.departments[0]).toEqual({
       id: a.id,

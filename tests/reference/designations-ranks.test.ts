@@ -40,7 +40,7 @@ describe.each(KINDS)('$path', (kind) => {
     expect(res.status).toBe(200);
     expect(res.body.message).toBe(`${kind.label}s retrieved successfully`);
     expect(res.body.data[kind.plural].map((r: { id: number }) => r.id).sort()).toEqual([byName.id, byCode.id].sort());
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: 2, total_pages: 1 });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: 2, total_pages: 1, has_more: false });
 
     const all = await http.get(kind.path, as.User);
     expect(all.body.data.pagination.limit).toBe(50);

@@ -53,7 +53,7 @@ describe('Super_admin', () => {
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Organizations retrieved successfully');
     expect(res.body.data.organizations.map((o: { id: number }) => o.id)).toEqual([a.id, b.id]);
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: 2, total_pages: 1 });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: 2, total_pages: 1, has_more: false });
     const all = await http.get('/api/organizations?limit=500', as.Super_admin);
     expect(all.body.data.pagination.total).toBeGreaterThanOrEqual(3);
   });
@@ -106,7 +106,7 @@ describe.each(['Admin', 'User'] as const)('%s', (role) => {
     const res = await http.get('/api/organizations?limit=500', caller);
     expect(res.status).toBe(200);
     expect(res.body.data.organizations.map((o: { id: number }) => o.id)).toEqual([org.id]);
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 500, total: 1, total_pages: 1 });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 500, total: 1, total_pages: 1, has_more: false });
   });
 
   test('a search that the own organization does not match lists nothing', async () => {

@@ -27,7 +27,7 @@ describe('GET /api/units', () => {
     const res = await http.get(`/api/units?parent_id=${parent.id}`, as.User);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'success', message: 'Units retrieved successfully' });
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: 3, total_pages: 1 });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: 3, total_pages: 1, has_more: false });
     expect(res.body.data.units.map((u: { name: string }) => u.name)).toEqual([...names].sort());
     const [first] = res.body.data.units;
     expect(first).toEqual({
@@ -47,10 +47,10 @@ describe('GET /api/units', () => {
     for (let i = 0; i < 3; i++) await newUnit({ parent_id: parent.id });
     const page1 = await http.get(`/api/units?parent_id=${parent.id}&limit=2`, as.User);
     expect(page1.body.data.units).toHaveLength(2);
-    expect(page1.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, total_pages: 2 });
+    expect(page1.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, total_pages: 2, has_more: true });
     const page2 = await http.get(`/api/units?parent_id=${parent.id}&limit=2&page=2`, as.User);
     expect(page2.body.data.units).toHaveLength(1);
-    expect(page2.body.data.pagination).toEqual({ page: 2, limit: 2, total: 3, total_pages: 2 });
+    expect(page2.body.data.pagination).toEqual({ page: 2, limit: 2, total: 3, total_pages: 2, has_more: false });
     const ids = [...page1.body.data.units, ...page2.body.data.units].map((u: { id: number }) => u.id);
     expect(new Set(ids).size).toBe(3);
     const beyond = await http.get(`/api/units?parent_id=${parent.id}&limit=2&page=3`, as.User);

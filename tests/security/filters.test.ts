@@ -84,7 +84,7 @@ describe('GET /api/security/failed-logins filters, paging and summary', () => {
   test('pages through the list', async () => {
     const second = await list({ limit: 3, page: 2 });
     expect(idsOf(second.attempts)).toEqual(ids('r5', 'r4', 'r3'));
-    expect(second.pagination).toEqual({ page: 2, limit: 3, total: 8, total_pages: 3 });
+    expect(second.pagination).toEqual({ page: 2, limit: 3, total: 8, total_pages: 3, has_more: true });
     const last = await list({ limit: 3, page: 3 });
     expect(idsOf(last.attempts)).toEqual(ids('r2', 'r1'));
     const beyond = await list({ limit: 3, page: 4 });
@@ -206,7 +206,7 @@ describe('GET /api/security/password-changes filters, paging and summary', () =>
   test('pages through the list', async () => {
     const data = await list({ limit: 2, page: 3 });
     expect(idsOf(data.changes)).toEqual(ids('c1'));
-    expect(data.pagination).toEqual({ page: 3, limit: 2, total: 5, total_pages: 3 });
+    expect(data.pagination).toEqual({ page: 3, limit: 2, total: 5, total_pages: 3, has_more: false });
   });
 
   test('summarizes the filtered set, with every change type', async () => {

@@ -79,7 +79,7 @@ describe('GET /api/security/failed-logins visibility', () => {
     expect(res.body).toMatchObject({ status: 'success', message: 'Failed login attempts retrieved successfully' });
     expect(sortedIds(res.body.data.attempts)).toEqual(ofOrg(org).failed);
     expect(res.body.data.summary.total).toBe(ofOrg(org).failed.length);
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: ofOrg(org).failed.length, total_pages: 1 });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 50, total: ofOrg(org).failed.length, total_pages: 1, has_more: false });
   });
 
   test.each([['A'], ['B']])('a User of organization %s sees only sign-ins under its own e-mail or service number', async (which) => {

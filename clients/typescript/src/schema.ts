@@ -325,7 +325,7 @@ export interface paths {
         };
         /**
          * Search active contacts
-         * @description Case-insensitive substring of name, e-mail, service number, phone or mobile (every character literal). Exact service number or e-mail first, then names starting with `q`, then the rest by name. `total` counts every match.
+         * @description Case-insensitive substring of name, e-mail, service number, phone or mobile (every character literal). Exact service number or e-mail first, then names starting with the term, then the rest by name. `total` counts every match; `page` and `limit` page over them. The term is `search` (as on the list) or `q`, the specification's name, deprecated and kept for at least the next release; both with different values: 400.
          *
          *     Roles: Super_admin, Admin, User. Permission `contacts.read`.
          */
@@ -1377,9 +1377,19 @@ export interface components {
         Pagination: {
             page: number;
             limit: number;
-            total: number;
-            /** @description ceil(total / limit) */
-            total_pages: number;
+            /** @description the items of the whole set; left out only by a list that does not count (the audit trail) */
+            total?: number;
+            /** @description ceil(total / limit); left out with `total` */
+            total_pages?: number;
+            /** @description true: a later page holds more (Link rel="next") */
+            has_more: boolean;
+        };
+        CursorPagination: {
+            limit: number;
+            /** @description true: more follow now; ask again at once from `next_cursor` (Link rel="next") */
+            has_more: boolean;
+            /** @description where the next request goes on from; given on the last page too, to poll from later */
+            next_cursor: string;
         };
         SignInUser: {
             id: number;
@@ -1858,12 +1868,6 @@ export interface components {
             request_id: string | null;
             ip_address: string | null;
             user_agent: string | null;
-        };
-        AuditPagination: {
-            page: number;
-            limit: number;
-            /** @description whether another page follows (no total is counted: a page costs the same however long the trail) */
-            has_more: boolean;
         };
         Unit: {
             id: number;
@@ -3647,6 +3651,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     /** @description the change feed's cursor after every change of the directory version this read started from: follow GET /api/contacts/changes from it to see every later change (some perhaps twice, none missed) */
@@ -3734,6 +3740,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 100,
                      *           "total": 2,
+                     *           "total_pages": 1,
+                     *           "has_more": false,
                      *           "format": "tree"
                      *         },
                      *         "filters": {
@@ -3759,7 +3767,12 @@ export interface operations {
                             pagination: {
                                 page: number;
                                 limit: number;
+                                /** @description the items of the whole set; left out only by a list that does not count (the audit trail) */
                                 total: number;
+                                /** @description ceil(total / limit); left out with `total` */
+                                total_pages: number;
+                                /** @description true: a later page holds more (Link rel="next") */
+                                has_more: boolean;
                                 /** @enum {string} */
                                 format: "tree" | "flat" | "hierarchical";
                             };
@@ -4105,10 +4118,19 @@ export interface operations {
     };
     searchContacts: {
         parameters: {
-            query: {
-                q: string;
+            query?: {
+                /** @description the term (required, as `search` or `q`) */
+                search?: string;
+                /**
+                 * @deprecated
+                 * @description deprecated: `search`
+                 */
+                q?: string;
                 unit_id?: number;
                 department_id?: number;
+                /** @description page number */
+                page?: number;
+                /** @description items per page */
                 limit?: number;
             };
             header?: {
@@ -4123,6 +4145,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -4164,11 +4188,19 @@ export interface operations {
                      *           }
                      *         ],
                      *         "searchTerm": "ayesha",
+                     *         "search_term": "ayesha",
                      *         "filters": {
                      *           "unit_id": null,
                      *           "department_id": null
                      *         },
-                     *         "total": 1
+                     *         "total": 1,
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 20,
+                     *           "total": 1,
+                     *           "total_pages": 1,
+                     *           "has_more": false
+                     *         }
                      *       }
                      *     }
                      */
@@ -4179,12 +4211,19 @@ export interface operations {
                         message: "Search completed successfully";
                         data: {
                             contacts: components["schemas"]["Contact"][];
+                            /**
+                             * @deprecated
+                             * @description deprecated: `search_term`
+                             */
                             searchTerm: string;
+                            search_term: string;
                             filters: {
                                 unit_id: string | null;
                                 department_id: string | null;
                             };
+                            /** @description every match (= pagination.total) */
                             total: number;
+                            pagination: components["schemas"]["Pagination"];
                         };
                     };
                 };
@@ -4831,15 +4870,20 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "contactIds": [
+                 *       "contact_ids": [
                  *         42,
                  *         43
                  *       ]
                  *     }
                  */
                 "application/json": {
-                    contactIds: number[];
-                };
+                    /**
+                     * @deprecated
+                     * @description deprecated: `contact_ids`
+                     */
+                    contactIds?: number[];
+                    contact_ids?: number[];
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -4858,6 +4902,11 @@ export interface operations {
                      *         "contactIds": [
                      *           42,
                      *           43
+                     *         ],
+                     *         "deleted_count": 2,
+                     *         "contact_ids": [
+                     *           42,
+                     *           43
                      *         ]
                      *       }
                      *     }
@@ -4868,8 +4917,18 @@ export interface operations {
                         /** @example 2 contacts deleted successfully */
                         message: string;
                         data: {
+                            /**
+                             * @deprecated
+                             * @description deprecated: `deleted_count`
+                             */
                             deletedCount: number;
+                            deleted_count: number;
+                            /**
+                             * @deprecated
+                             * @description deprecated: `contact_ids`
+                             */
                             contactIds: number[];
+                            contact_ids: number[];
                         };
                     };
                 };
@@ -4989,7 +5048,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "contactIds": [
+                 *       "contact_ids": [
                  *         42,
                  *         43
                  *       ],
@@ -4997,9 +5056,14 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    contactIds: number[];
+                    /**
+                     * @deprecated
+                     * @description deprecated: `contact_ids`
+                     */
+                    contactIds?: number[];
+                    contact_ids?: number[];
                     parent_id: number | null;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -5019,6 +5083,11 @@ export interface operations {
                      *           42,
                      *           43
                      *         ],
+                     *         "moved_count": 2,
+                     *         "contact_ids": [
+                     *           42,
+                     *           43
+                     *         ],
                      *         "new_parent_id": 17
                      *       }
                      *     }
@@ -5029,8 +5098,18 @@ export interface operations {
                         /** @example 2 contacts moved successfully */
                         message: string;
                         data: {
+                            /**
+                             * @deprecated
+                             * @description deprecated: `moved_count`
+                             */
                             movedCount: number;
+                            moved_count: number;
+                            /**
+                             * @deprecated
+                             * @description deprecated: `contact_ids`
+                             */
                             contactIds: number[];
+                            contact_ids: number[];
                             new_parent_id: number | null;
                         };
                     };
@@ -5157,6 +5236,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5245,7 +5326,12 @@ export interface operations {
                      *           }
                      *         ],
                      *         "next_cursor": "MTIxMC41MQ",
-                     *         "has_more": false
+                     *         "has_more": false,
+                     *         "pagination": {
+                     *           "limit": 100,
+                     *           "has_more": false,
+                     *           "next_cursor": "MTIxMC41MQ"
+                     *         }
                      *       }
                      *     }
                      */
@@ -5256,10 +5342,17 @@ export interface operations {
                         message: "Contact changes retrieved successfully";
                         data: {
                             changes: components["schemas"]["ContactChange"][];
-                            /** @description where the next poll goes on from (the last change's cursor, or further when nothing lies between) */
+                            /**
+                             * @deprecated
+                             * @description deprecated: `pagination.next_cursor`, the same value (where the next poll goes on from: the last change's cursor, or further when nothing lies between)
+                             */
                             next_cursor: string;
-                            /** @description true: more changes follow now; ask again at once */
+                            /**
+                             * @deprecated
+                             * @description deprecated: `pagination.has_more`, the same value (true: more changes follow now; ask again at once)
+                             */
                             has_more: boolean;
+                            pagination: components["schemas"]["CursorPagination"];
                         };
                     };
                 };
@@ -5924,6 +6017,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -5969,7 +6064,9 @@ export interface operations {
                      *         "pagination": {
                      *           "page": 1,
                      *           "limit": 100,
-                     *           "total": 1
+                     *           "total": 1,
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -5982,12 +6079,9 @@ export interface operations {
                         data: {
                             parent_id: number;
                             children: components["schemas"]["Contact"][];
+                            /** @description the children counted (= pagination.total) */
                             total: number;
-                            pagination: {
-                                page: number;
-                                limit: number;
-                                total: number;
-                            };
+                            pagination: components["schemas"]["Pagination"];
                         };
                     };
                 };
@@ -6654,6 +6748,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -6678,7 +6774,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -7469,6 +7566,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -7495,7 +7594,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -8440,6 +8540,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -8466,7 +8568,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -9411,6 +9514,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -9437,7 +9542,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -10385,6 +10491,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10430,7 +10538,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -10533,6 +10642,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10566,7 +10677,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -10794,6 +10906,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10843,7 +10957,8 @@ export interface operations {
                         message: "Audit events retrieved successfully";
                         data: {
                             events: components["schemas"]["AuditEvent"][];
-                            pagination: components["schemas"]["AuditPagination"];
+                            /** @description no total: counting the trail would cost more than the page; has_more says whether another follows */
+                            pagination: components["schemas"]["Pagination"];
                         };
                     };
                 };
@@ -10948,6 +11063,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10999,7 +11116,8 @@ export interface operations {
                         data: {
                             contact_id: number;
                             events: components["schemas"]["AuditEvent"][];
-                            pagination: components["schemas"]["AuditPagination"];
+                            /** @description no total: counting the trail would cost more than the page; has_more says whether another follows */
+                            pagination: components["schemas"]["Pagination"];
                         };
                     };
                 };
@@ -11119,6 +11237,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -11145,7 +11265,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -11929,6 +12050,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -11954,7 +12077,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -12731,6 +12855,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -12754,7 +12880,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -13519,6 +13646,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -13543,7 +13672,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }
@@ -14317,6 +14447,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     /** @description built from the versions of what the read shows, the caller's role and the URL (no hash of the body) */
                     ETag?: string;
                     [name: string]: unknown;
@@ -14340,7 +14472,8 @@ export interface operations {
                      *           "page": 1,
                      *           "limit": 50,
                      *           "total": 1,
-                     *           "total_pages": 1
+                     *           "total_pages": 1,
+                     *           "has_more": false
                      *         }
                      *       }
                      *     }

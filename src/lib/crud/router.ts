@@ -1,6 +1,7 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { NotFoundError } from '../errors';
 import type { VersionCondition } from '../http/conditional';
+import { sendPage } from '../http/paging';
 import { sendSuccess } from '../http/respond';
 import { inputOf, validate } from '../http/validate';
 import { capitalized } from '../text';
@@ -33,7 +34,7 @@ export function crudRouter<Actor>(service: CrudService<Actor>, def: ResourceDef,
   const router = Router();
 
   router.get('/', read, ...listRules(def), validate, async (req, res) => {
-    sendSuccess(res, 200, listed, await service.list(def, inputOf<ListInput>(req), routes.scope?.(req) ?? null));
+    sendPage(res, listed, await service.list(def, inputOf<ListInput>(req), routes.scope?.(req) ?? null));
   });
   if (def.parent?.byParent) {
     const { key, resource } = def.parent;

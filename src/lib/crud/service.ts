@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { isForeignKeyViolation, isUniqueViolation, whereContains, type Db, type Queryable } from '../db';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { VersionCondition } from '../http/conditional';
-import { paginationOf } from '../http/respond';
+import { paginationOf } from '../http/paging';
 import { pageOf } from '../http/validate';
 import { baseQuery, filtersOf, orderOf, toRecord, type ResourceDef, type Values } from './resource';
 
@@ -67,7 +67,8 @@ export class CrudService<Actor> {
     };
     const [{ total }] = await filtered().count({ total: '*' });
     const rows = await baseQuery(this.db, def).whereIn('t.id', filtered().select('t.id')).orderBy(orderOf(def)).limit(limit).offset(offset);
-    return { [def.plural]: rows.map((row: Values) => toRecord(def, row)), pagination: paginationOf(page, limit, Number(total)) };
+    const records: Record<string, unknown> = { [def.plural]: rows.map((row: Values) => toRecord(def, row)) };
+    return { ...records, pagination: paginationOf(page, limit, Number(total)) };
   }
 
   async get(def: ResourceDef, id: number, db: Queryable = this.db): Promise<Values> {

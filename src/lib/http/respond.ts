@@ -50,14 +50,3 @@ export const RETRY_AFTER_SECONDS = 5;
 
 /** The body of a 503 for a request the service cannot serve now: the database cannot be reached, or the server is stopping. */
 export const SERVICE_UNAVAILABLE = { status: 'error', message: 'Service unavailable' } as const;
-
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  total_pages: number;
-}
-
-export function paginationOf(page: number, limit: number, total: number): Pagination {
-  return { page, limit, total, total_pages: Math.ceil(total / limit) };
-}

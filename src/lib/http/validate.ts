@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { matchedData, query, validationResult, type ValidationChain } from 'express-validator';
 import isEmail from 'validator/lib/isEmail';
 import { ValidationError } from '../errors';
+import { sentAs } from './aliases';
 
 /**
  * Turns the results of the express-validator chains in front of it into one ValidationError
@@ -12,7 +13,7 @@ export function validate(req: Request, _res: Response, next: NextFunction): void
   const failures = validationResult(req).array({ onlyFirstError: true });
   if (failures.length > 0) {
     throw new ValidationError(
-      failures.map((e) => ({ field: e.type === 'field' ? e.path : e.type, message: String(e.msg) })),
+      failures.map((e) => sentAs(req, e.type === 'field' ? e.path : e.type, String(e.msg))),
     );
   }
   req.input = matchedData(req) as Record<string, unknown>;

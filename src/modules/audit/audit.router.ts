@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { sendSuccess } from '../../lib/http/respond';
+import { sendPage } from '../../lib/http/paging';
 import { inputOf, validate } from '../../lib/http/validate';
 import { authOf, requirePermission } from '../access';
 import { scopeOf } from './audit.queries';
@@ -22,12 +22,12 @@ export function auditRouter(log: AuditLog, requireAuth: RequestHandler): Router 
   router.get('/audit-events', requireAuth, canRead, ...auditListRules, validate, async (req, res) => {
     const { organization_id: organizationId, ...input } = inputOf<AuditListInput & { organization_id?: number }>(req);
     const events = await log.list(scopeOf(authOf(req), organizationId), input);
-    sendSuccess(res, 200, 'Audit events retrieved successfully', events);
+    sendPage(res, 'Audit events retrieved successfully', events);
   });
   router.get('/contacts/:id/history', requireAuth, requirePermission('contacts.read'), canRead, ...historyRules, validate, async (req, res) => {
     const { id, ...input } = inputOf<AuditListInput & { id: number }>(req);
     const history = await log.contactHistory(scopeOf(authOf(req)), id, input);
-    sendSuccess(res, 200, 'Contact history retrieved successfully', history);
+    sendPage(res, 'Contact history retrieved successfully', history);
   });
   return router;
 }

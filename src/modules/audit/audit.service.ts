@@ -1,5 +1,6 @@
 import type { Db } from '../../lib/db';
 import { NotFoundError } from '../../lib/errors';
+import { uncountedPagination } from '../../lib/http/paging';
 import { pageOf } from '../../lib/http/validate';
 import { eventsPage, type AuditFilters, type AuditScope } from './audit.queries';
 import { AUDIT_PAGE } from './audit.validators';
@@ -23,7 +24,7 @@ export class AuditLog {
   async list(scope: AuditScope, input: AuditListInput) {
     const { page, limit, offset } = pageOf(input, AUDIT_PAGE.defaultLimit);
     const { events, hasMore } = await eventsPage(this.db, scope, input, { limit, offset });
-    return { events, pagination: { page, limit, has_more: hasMore } };
+    return { events, pagination: uncountedPagination(page, limit, hasMore) };
   }
 
   /** GET /api/contacts/:id/history: the entries about one contact, deleted ones included. */

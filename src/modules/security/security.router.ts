@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler } from 'express';
+import { sendPage } from '../../lib/http/paging';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
 import type { FailedLoginFilters, PasswordChangeFilters } from './security.queries';
@@ -24,11 +25,11 @@ export function securityRouter(service: SecurityService, requireAuth: RequestHan
 
   router.get('/failed-logins', ...failedLoginRules, validate, async (req, res) => {
     const { scope, input } = scopedInput<FailedLoginFilters & PageInput>(req);
-    sendSuccess(res, 200, 'Failed login attempts retrieved successfully', await service.listFailedLogins(scope, input));
+    sendPage(res, 'Failed login attempts retrieved successfully', await service.listFailedLogins(scope, input));
   });
   router.get('/password-changes', ...passwordChangeRules, validate, async (req, res) => {
     const { scope, input } = scopedInput<PasswordChangeFilters & PageInput>(req);
-    sendSuccess(res, 200, 'Password changes retrieved successfully', await service.listPasswordChanges(scope, input));
+    sendPage(res, 'Password changes retrieved successfully', await service.listPasswordChanges(scope, input));
   });
   router.get('/recent-events', ...recentEventsRules, validate, async (req, res) => {
     const { scope, input } = scopedInput<{ limit?: number }>(req);

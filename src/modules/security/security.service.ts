@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { TtlCache } from '../../lib/cache';
 import { compareCodePoints } from '../../lib/text';
 import type { Db } from '../../lib/db';
-import { paginationOf } from '../../lib/http/respond';
+import { paginationOf } from '../../lib/http/paging';
 import { pageOf } from '../../lib/http/validate';
 import {
   countsBy,

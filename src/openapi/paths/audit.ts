@@ -1,5 +1,6 @@
 import { AUDIT_PAGE, TARGET_TYPES } from '../../modules/audit';
-import { ADMINS, arrayOf, bool, E403, E404, int, nullable, obj, operation, paging, pathId, query, ref, str, success, timeRange, timestamp, type Schema } from '../builders';
+import { ADMINS, arrayOf, E403, E404, int, nullable, obj, operation, paging, pathId, query, ref, str, success, timeRange, timestamp, type Schema } from '../builders';
+import { paged } from '../paging';
 import { NOW, UPDATED_AT } from '../examples';
 import { contactExample } from './contacts.examples';
 
@@ -38,11 +39,6 @@ export const auditSchemas: Record<string, Schema> = {
     ip_address: nullable(str({ maxLength: 45 })),
     user_agent: nullable(str()),
   }),
-  AuditPagination: obj({
-    page: int({ minimum: 1 }),
-    limit: int({ minimum: 1 }),
-    has_more: bool({ description: 'whether another page follows (no total is counted: a page costs the same however long the trail)' }),
-  }),
 };
 
 const pageParams = [
@@ -50,7 +46,7 @@ const pageParams = [
   ...timeRange,
   query('action', str({ maxLength: 64 }), 'exact action, such as `contact.move`'),
 ];
-const page = (extra: Record<string, Schema> = {}) => obj({ ...extra, events: arrayOf(ref('AuditEvent')), pagination: ref('AuditPagination') });
+const page = (extra: Record<string, Schema> = {}) => obj({ ...extra, events: arrayOf(ref('AuditEvent')), pagination: { ...ref('Pagination'), description: 'no total: counting the trail would cost more than the page; has_more says whether another follows' } });
 
 /** The example contact's move under Kamal Hossain (paths/contacts.examples.ts), as the trail records it. */
 const moveEvent = {
@@ -85,7 +81,7 @@ export const auditPaths = {
         query('target_id', int({ minimum: 1 }), 'with `target_type`: the entries about that record, bulk changes included'),
         query('organization_id', int({ minimum: 1 }), 'obeyed with `audit.read_all` only'),
       ],
-      responses: { 200: success('Audit events retrieved successfully', page(), pageExample), 403: E403 },
+      responses: { 200: paged(success('Audit events retrieved successfully', page(), pageExample)), 403: E403 },
     }),
   },
   '/api/contacts/{id}/history': {
@@ -97,7 +93,7 @@ export const auditPaths = {
       roles: ADMINS,
       permission: 'contacts.read',
       params: [pathId(), ...pageParams],
-      responses: { 200: success('Contact history retrieved successfully', page({ contact_id: int() }), { contact_id: contactExample.id, ...pageExample }), 403: E403, 404: E404('Contact not found') },
+      responses: { 200: paged(success('Contact history retrieved successfully', page({ contact_id: int() }), { contact_id: contactExample.id, ...pageExample })), 403: E403, 404: E404('Contact not found') },
     }),
   },
 };

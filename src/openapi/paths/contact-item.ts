@@ -1,5 +1,7 @@
 import { CHILDREN_PAGE } from '../../modules/contacts';
 import { ADMINS, ANY_USER, arrayOf, body, type ConditionalWrite, E403, int, obj, operation, paging, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
+import { pagination } from '../examples';
+import { paged } from '../paging';
 import { contactAndTree, contactBody, idParam, notFound, parentId, READ, tags } from './contacts.parts';
 import { contactAndTreeExample, contactExample } from './contacts.examples';
 
@@ -62,16 +64,16 @@ export const contactItemPaths = {
       permission: READ,
       params: [idParam, ...paging(CHILDREN_PAGE.defaultLimit, CHILDREN_PAGE.maxLimit), queryBool('include_inactive', 'include deactivated children')],
       responses: {
-        200: success(
+        200: paged(success(
           'Child contacts retrieved successfully',
           obj({
             parent_id: int(),
             children: arrayOf(ref('Contact')),
-            total: int({ minimum: 0 }),
-            pagination: obj({ page: int(), limit: int(), total: int() }),
+            total: int({ minimum: 0, description: 'the children counted (= pagination.total)' }),
+            pagination: ref('Pagination'),
           }),
-          { parent_id: 17, children: [contactExample], total: 1, pagination: { page: 1, limit: CHILDREN_PAGE.defaultLimit, total: 1 } },
-        ),
+          { parent_id: 17, children: [contactExample], total: 1, pagination: pagination(1, CHILDREN_PAGE.defaultLimit) },
+        )),
         404: notFound,
       },
     }),

@@ -1,6 +1,7 @@
 import { CHANGE_TYPES, CHANGES_GONE, CHANGES_PAGE, CURSOR_AHEAD } from '../../modules/contacts';
 import { ANY_USER, arrayOf, bool, errorResponse, int, nullable, obj, operation, query, ref, str, success, timestamp } from '../builders';
 import { NOW } from '../examples';
+import { paged } from '../paging';
 import { READ, tags } from './contacts.parts';
 import { contactExample, headContact } from './contacts.examples';
 
@@ -48,12 +49,13 @@ export const changePaths = {
         query('limit', int({ minimum: 1, maximum: CHANGES_PAGE.maxLimit, default: CHANGES_PAGE.defaultLimit }), 'changes per page'),
       ],
       responses: {
-        200: success(
+        200: paged(success(
           'Contact changes retrieved successfully',
           obj({
             changes: arrayOf(ref('ContactChange')),
-            next_cursor: { ...cursor, description: 'where the next poll goes on from (the last change\'s cursor, or further when nothing lies between)' },
-            has_more: bool({ description: 'true: more changes follow now; ask again at once' }),
+            next_cursor: { ...cursor, deprecated: true, description: 'deprecated: `pagination.next_cursor`, the same value (where the next poll goes on from: the last change\'s cursor, or further when nothing lies between)' },
+            has_more: bool({ deprecated: true, description: 'deprecated: `pagination.has_more`, the same value (true: more changes follow now; ask again at once)' }),
+            pagination: ref('CursorPagination'),
           }),
           {
             changes: [
@@ -63,8 +65,9 @@ export const changePaths = {
             ],
             next_cursor: cursorOf(1210, 51),
             has_more: false,
+            pagination: { limit: CHANGES_PAGE.defaultLimit, has_more: false, next_cursor: cursorOf(1210, 51) },
           },
-        ),
+        )),
         410: errorResponse('Gone: the cursor is before the changes kept, or ahead of this directory', [CHANGES_GONE, CURSOR_AHEAD]),
       },
     }),

@@ -1,5 +1,5 @@
 import { CONTACT_PAGE } from '../../modules/contacts';
-import { CREATED_AT, times, UPDATED_AT } from '../examples';
+import { CREATED_AT, pagination, times, UPDATED_AT } from '../examples';
 
 /**
  * The example directory (src/openapi/examples.ts): Kamal Hossain, a root, heads the Dhaka
@@ -80,7 +80,7 @@ export const contactStatistics = { total_contacts: 2, root_contacts: 1, child_co
 export const listExample = {
   contacts: contactTree,
   statistics: contactStatistics,
-  pagination: { page: 1, limit: CONTACT_PAGE.defaultLimit, total: 2, format: 'tree' },
+  pagination: { ...pagination(2, CONTACT_PAGE.defaultLimit), format: 'tree' },
   filters: {
     search: '',
     parent_id: null,

@@ -1,7 +1,7 @@
 import { CONTACT_PAGE, FORMATS, ROLE_FILTERS, SEARCH_LIMIT } from '../../modules/contacts';
-import { ADMINS, ANY_USER, arrayOf, body, E403, E403_BULK, E404, int, nullable, obj, operation, paging, pathId, query, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
+import { ADMINS, ANY_USER, arrayOf, E403, E404, int, nullable, obj, operation, paging, pathId, query, queryBool, ref, str, success } from '../builders';
 import { contactItemPaths } from './contact-item';
-import { contactAndTree, contactBody, contactIds, notFound, parentId, READ, setParams, tags } from './contacts.parts';
+import { contactAndTree, contactBody, notFound, READ, setParams, tags } from './contacts.parts';
 import {
   contactAndTreeExample,
   contactExample,
@@ -13,6 +13,9 @@ import {
 } from './contacts.examples';
 import { contactSchemas as recordSchemas } from './contacts.schemas';
 import { CHANGES_CURSOR_HEADER, changePaths, changeSchemas } from './contacts.changes';
+import { bulkPaths } from './contacts.bulk';
+import { offsetPaginationFields, paged } from '../paging';
+import { pagination } from '../examples';
 
 export const contactSchemas = { ...recordSchemas, ...changeSchemas };
 
@@ -44,12 +47,13 @@ export const contactPaths = {
         queryBool('tree', 'false: flat format', true),
       ],
       responses: {
-        200: success(
+        200: paged(success(
           'Contacts retrieved successfully',
           obj({
             contacts: ref('ContactList'),
             statistics: ref('ContactStatistics'),
-            pagination: obj({ page: int(), limit: int(), total: int(), format: str({ enum: [...FORMATS] }) }),
+            // the shared Pagination's fields (all counted), and the format the specification shows in it
+            pagination: obj({ ...offsetPaginationFields, format: str({ enum: [...FORMATS] }) }),
             filters: obj({
               search: str(),
               parent_id: nullable(str()),
@@ -61,7 +65,7 @@ export const contactPaths = {
             }),
           }),
           listExample,
-        ),
+        )),
         404: notFound,
       },
     })),
@@ -83,26 +87,36 @@ export const contactPaths = {
       summary: 'Search active contacts',
       conditional: 'read',
       description:
-        'Case-insensitive substring of name, e-mail, service number, phone or mobile (every character literal). Exact service number or e-mail first, then names starting with `q`, then the rest by name. `total` counts every match.',
+        'Case-insensitive substring of name, e-mail, service number, phone or mobile (every character literal). Exact service number or e-mail first, then names starting with the term, then the rest by name. `total` counts every match; `page` and `limit` page over them. The term is `search` (as on the list) or `q`, the specification\'s name, deprecated and kept for at least the next release; both with different values: 400.',
       roles: ANY_USER,
       permission: READ,
       params: [
-        { name: 'q', in: 'query', required: true, schema: str({ minLength: 2, maxLength: 100 }) },
+        query('search', str({ minLength: 2, maxLength: 100 }), 'the term (required, as `search` or `q`)'),
+        { ...query('q', str({ minLength: 2, maxLength: 100 }), 'deprecated: `search`'), deprecated: true },
         query('unit_id', int({ minimum: 1 })),
         query('department_id', int({ minimum: 1 })),
-        query('limit', int({ minimum: 1, maximum: SEARCH_LIMIT.maxLimit, default: SEARCH_LIMIT.defaultLimit })),
+        ...paging(SEARCH_LIMIT.defaultLimit, SEARCH_LIMIT.maxLimit),
       ],
       responses: {
-        200: success(
+        200: paged(success(
           'Search completed successfully',
           obj({
             contacts: arrayOf(ref('Contact')),
-            searchTerm: str(),
+            searchTerm: str({ deprecated: true, description: 'deprecated: `search_term`' }),
+            search_term: str(),
             filters: obj({ unit_id: nullable(str()), department_id: nullable(str()) }),
-            total: int({ minimum: 0 }),
+            total: int({ minimum: 0, description: 'every match (= pagination.total)' }),
+            pagination: ref('Pagination'),
           }),
-          { contacts: [contactExample], searchTerm: 'ayesha', filters: { unit_id: null, department_id: null }, total: 1 },
-        ),
+          {
+            contacts: [contactExample],
+            searchTerm: 'ayesha',
+            search_term: 'ayesha',
+            filters: { unit_id: null, department_id: null },
+            total: 1,
+            pagination: pagination(1, SEARCH_LIMIT.defaultLimit),
+          },
+        )),
       },
     }),
   },
@@ -173,45 +187,7 @@ export const contactPaths = {
       },
     }),
   },
-  '/api/contacts/bulk-delete': {
-    post: operation({
-      id: 'bulkDeleteContacts',
-      tags,
-      summary: 'Deactivate many contacts',
-      description: 'Unknown and already inactive ids are skipped; children of removed contacts become roots unless removed in the same call.',
-      roles: SUPER_ADMIN,
-      permission: `${READ} + contacts.delete + contacts.bulk`,
-      requestBody: body({ contactIds }, ['contactIds']),
-      requestExample: { contactIds: [42, 43] },
-      responses: {
-        200: success(
-          { type: 'string', pattern: '^\\d+ contacts deleted successfully$', examples: ['2 contacts deleted successfully'] },
-          obj({ deletedCount: int({ minimum: 0 }), contactIds: arrayOf(int()) }),
-          { deletedCount: 2, contactIds: [42, 43] },
-        ),
-        403: E403_BULK,
-      },
-    }),
-  },
-  '/api/contacts/bulk-move': {
-    post: operation({
-      id: 'bulkMoveContacts',
-      tags,
-      summary: 'Move many contacts under one parent (all or nothing)',
-      roles: SUPER_ADMIN,
-      permission: `${READ} + contacts.move + contacts.bulk`,
-      requestBody: body({ contactIds, parent_id: parentId }, ['contactIds', 'parent_id']),
-      requestExample: { contactIds: [42, 43], parent_id: 17 },
-      responses: {
-        200: success(
-          { type: 'string', pattern: '^\\d+ contacts moved successfully$', examples: ['2 contacts moved successfully'] },
-          obj({ movedCount: int({ minimum: 0 }), contactIds: arrayOf(int()), new_parent_id: nullable(int()) }),
-          { movedCount: 2, contactIds: [42, 43], new_parent_id: 17 },
-        ),
-        403: E403_BULK,
-      },
-    }),
-  },
+  ...bulkPaths,
   ...changePaths,
   ...contactItemPaths,
 };

@@ -24,6 +24,7 @@ import {
   type Param,
   type Schema,
 } from '../builders';
+import { paged } from '../paging';
 import { capitalized } from '../../lib/text';
 import { pagination, times } from '../examples';
 
@@ -137,10 +138,10 @@ function levelPaths(level: LevelDef): Record<string, Record<string, unknown>> {
         roles: ANY_USER,
         params,
         responses: {
-          200: success(listed, obj({ [level.plural]: arrayOf(record), pagination: ref('Pagination') }), {
+          200: paged(success(listed, obj({ [level.plural]: arrayOf(record), pagination: ref('Pagination') }), {
             [level.plural]: [example],
             pagination: pagination(1, LOCATIONS_PAGE.defaultLimit),
-          }),
+          })),
         },
       }),
       post: operation({

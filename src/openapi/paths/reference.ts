@@ -22,6 +22,7 @@ import {
   timestamp,
   type Schema,
 } from '../builders';
+import { paged } from '../paging';
 import { capitalized } from '../../lib/text';
 import { pagination, times as exampleTimes } from '../examples';
 import { code, docOf, writeExample } from './reference.docs';
@@ -85,10 +86,10 @@ function resourcePaths(spec: ResourceSpec): Record<string, Record<string, unknow
           ...(doc.filters ?? []),
         ],
         responses: {
-          200: success(`${Plural} retrieved successfully`, obj({ [def.plural]: arrayOf(record), pagination: ref('Pagination') }), {
+          200: paged(success(`${Plural} retrieved successfully`, obj({ [def.plural]: arrayOf(record), pagination: ref('Pagination') }), {
             [def.plural]: [doc.example],
             pagination: pagination(1, REFERENCE_PAGE.defaultLimit),
-          }),
+          })),
         },
       }),
       post: operation({

@@ -17,6 +17,7 @@ import {
   type Param,
   type Schema,
 } from '../builders';
+import { paged } from '../paging';
 import { NOW, pagination } from '../examples';
 import { contactExample } from './contacts.examples';
 
@@ -137,7 +138,7 @@ export const securityPaths = {
         organizationId,
       ],
       responses: {
-        200: success(
+        200: paged(success(
           'Failed login attempts retrieved successfully',
           obj({ attempts: arrayOf(ref('FailedLogin')), summary: ref('FailedLoginSummary'), pagination: ref('Pagination') }),
           {
@@ -154,7 +155,7 @@ export const securityPaths = {
             },
             pagination: onePage,
           },
-        ),
+        )),
       },
     }),
   },
@@ -172,7 +173,7 @@ export const securityPaths = {
         organizationId,
       ],
       responses: {
-        200: success(
+        200: paged(success(
           'Password changes retrieved successfully',
           obj({ changes: arrayOf(ref('PasswordChange')), summary: ref('PasswordChangeSummary'), pagination: ref('Pagination') }),
           {
@@ -180,7 +181,7 @@ export const securityPaths = {
             summary: { total: 1, by_type: { self: 0, admin_reset: 1, forced: 0 }, last_24h: 0, generated_at: NOW },
             pagination: onePage,
           },
-        ),
+        )),
       },
     }),
   },

@@ -1,6 +1,7 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { actorOf } from '../../audit';
 import { extendETag, preconditionsOf } from '../../../lib/http/conditional';
+import { sendPage } from '../../../lib/http/paging';
 import { sendKeptJson, sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { authOf, conditionalRead, requirePermission as can } from '../../access';
@@ -55,15 +56,14 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   };
 
   router.get('/', changesCursor, fresh, ...listRules, validate, async (req, res) => {
-    sendSuccess(res, 200, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req), versionsOf(req)));
+    sendPage(res, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req), versionsOf(req)));
   });
   router.get('/changes', ...changesRules, validate, async (req, res) => {
     const input = inputOf<{ cursor?: ChangePosition; limit?: number }>(req);
-    sendSuccess(res, 200, 'Contact changes retrieved successfully', await changes.page(input, versionsOf(req)));
+    sendPage(res, 'Contact changes retrieved successfully', await changes.page(input, versionsOf(req)));
   });
   router.get('/search', fresh, ...searchRules, validate, async (req, res) => {
-    const result = await search.search(inputOf<SearchInput>(req), versionsOf(req));
-    sendSuccess(res, 200, 'Search completed successfully', result);
+    sendPage(res, 'Search completed successfully', await search.search(inputOf<SearchInput>(req), versionsOf(req)));
   });
   router.get('/statistics', fresh, async (req, res) => {
     sendSuccess(res, 200, 'Statistics retrieved successfully', { statistics: await reads.statistics(versionsOf(req)) });
@@ -78,12 +78,15 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.post('/bulk-delete', can('contacts.delete', 'contacts.bulk'), ...bulkDeleteRules, validate, async (req, res) => {
     const result = await writes.bulkDelete(inputOf<{ contactIds: number[] }>(req).contactIds, actorOf(req));
-    sendSuccess(res, 200, `${result.deletedCount} contacts deleted successfully`, result);
+    // the specification's camelCase names, and their snake_case twins (docs/api.md, Paging)
+    const data = { ...result, deleted_count: result.deletedCount, contact_ids: result.contactIds };
+    sendSuccess(res, 200, `${result.deletedCount} contacts deleted successfully`, data);
   });
   router.post('/bulk-move', can('contacts.move', 'contacts.bulk'), ...bulkMoveRules, validate, async (req, res) => {
     const { contactIds, parent_id } = inputOf<{ contactIds: number[]; parent_id: number | null }>(req);
     const result = await writes.bulkMove(contactIds, parent_id, actorOf(req));
-    sendSuccess(res, 200, `${result.movedCount} contacts moved successfully`, result);
+    const data = { ...result, moved_count: result.movedCount, contact_ids: result.contactIds };
+    sendSuccess(res, 200, `${result.movedCount} contacts moved successfully`, data);
   });
 
   router.post('/', can('contacts.create'), ...createRules, validate, async (req, res) => {
@@ -106,7 +109,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.get('/:id/children', fresh, ...childrenRules, validate, async (req, res) => {
     const { id, ...input } = inputOf<Id & { page?: number; limit?: number; include_inactive?: boolean }>(req);
-    sendSuccess(res, 200, 'Child contacts retrieved successfully', await reads.children(id, input, versionsOf(req)));
+    sendPage(res, 'Child contacts retrieved successfully', await reads.children(id, input, versionsOf(req)));
   });
   router.put('/:id/move', can('contacts.move'), ...moveRules, validate, async (req, res) => {
     const { id, parent_id } = inputOf<Id & { parent_id: number | null }>(req);

@@ -1,5 +1,6 @@
 import type { Db } from '../../../lib/db';
 import { AppError } from '../../../lib/errors';
+import { cursorPagination } from '../../../lib/http/paging';
 import { AFTER_VERSION, afterVersion, encodeCursor, isBefore, type ChangePosition, type ChangeType } from '../domain/change-cursor';
 import type { Contact } from '../domain/contact.record';
 import { changesAfter, changesPrunedThrough, type ChangeRow } from '../data/changes.queries';
@@ -58,7 +59,8 @@ export class ChangeFeed {
     // read) has nothing new as of that read, and nothing pruned ahead of it: answered without a
     // query, so a quiet directory's pollers cost what a 304 costs.
     if (given && given.version === versions.directory && given.contactId === AFTER_VERSION) {
-      return { changes: [], next_cursor: encodeCursor(given), has_more: false };
+      const cursor = encodeCursor(given);
+      return { changes: [], next_cursor: cursor, has_more: false, pagination: cursorPagination(limit, false, cursor) };
     }
     let after = given ?? afterVersion(await changesPrunedThrough(this.db));
     let read: { rows: ChangeRow[]; prunedThrough: number };
@@ -91,6 +93,7 @@ export class ChangeFeed {
     // last change, and a quiet directory's changes pruned behind it do not make it 410.
     const rest = afterVersion(versions.directory);
     if (!hasMore && isBefore(next, rest)) next = rest;
-    return { changes, next_cursor: encodeCursor(next), has_more: hasMore };
+    const cursor = encodeCursor(next);
+    return { changes, next_cursor: cursor, has_more: hasMore, pagination: cursorPagination(limit, hasMore, cursor) };
   }
 }

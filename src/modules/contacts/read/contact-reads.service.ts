@@ -1,6 +1,7 @@
 import { TtlCache } from '../../../lib/cache';
 import type { Db } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
+import { paginationOf } from '../../../lib/http/paging';
 import { pageOf } from '../../../lib/http/validate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
@@ -94,7 +95,7 @@ export class ContactReads {
     return {
       contacts: await shape(this.db, contacts, format),
       statistics,
-      pagination: { page, limit, total: statistics.total_contacts, format },
+      pagination: { ...paginationOf(page, limit, statistics.total_contacts), format },
       filters: { search, parent_id: idEcho(input.parent_id), unit_id, department_id, tree: format === 'tree', include_inactive, role_filter },
     };
   }
@@ -117,7 +118,7 @@ export class ContactReads {
     if (total === null) throw new NotFoundError('Contact not found');
     const { page, limit, offset } = pageOf(input, CHILDREN_PAGE.defaultLimit);
     const children = offset < total ? await childrenPage(this.db, id, { includeInactive, limit, offset }) : [];
-    return { parent_id: id, children, total, pagination: { page, limit, total } };
+    return { parent_id: id, children, total, pagination: paginationOf(page, limit, total) };
   }
 
   /** The eight counters over the active directory. */

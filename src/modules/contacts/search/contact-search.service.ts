@@ -1,4 +1,6 @@
 import type { Db } from '../../../lib/db';
+import { paginationOf } from '../../../lib/http/paging';
+import { pageOf } from '../../../lib/http/validate';
 import { contactsByIdsReader } from '../data/users.queries';
 import { idEcho, SEARCH_LIMIT } from '../read/list-input';
 import type { DirectoryVersions } from '../data/tree/lock';
@@ -10,6 +12,7 @@ export interface SearchInput {
   q: string;
   unit_id?: number;
   department_id?: number;
+  page?: number;
   limit?: number;
 }
 
@@ -32,10 +35,12 @@ export class ContactSearch {
   /**
    * Active contacts containing `q` in name, e-mail, service number, phone or mobile: exact
    * service number or e-mail first, then names that start with it, then the rest by name.
-   * `versions`: the request's, read with its session.
+   * `versions`: the request's, read with its session. A page past the first ranks the matches
+   * up to its end and keeps its own (the SQL search ranks every match anyway; the index keeps
+   * the first `offset + limit` of each rank, bounded by the matches).
    */
   async search(input: SearchInput, versions: DirectoryVersions) {
-    const limit = input.limit ?? SEARCH_LIMIT.defaultLimit;
+    const { page, limit, offset } = pageOf(input, SEARCH_LIMIT.defaultLimit);
     const filters: ContactFilters = {
       search: input.q,
       unit_id: input.unit_id,
@@ -45,13 +50,18 @@ export class ContactSearch {
     };
     const needle = input.q.toLowerCase();
     const view = this.index && (await this.index.at(versions, needle));
-    const { ids, total } = view ? view.search(needle, filters, limit) : await rankedSearch(this.db, { ...filters, search: input.q }, limit);
-    const contacts = await this.contactsByIds(ids);
+    const upTo = offset + limit;
+    const ranked = view ? view.search(needle, filters, upTo) : await rankedSearch(this.db, { ...filters, search: input.q }, upTo);
+    const { total } = ranked;
+    const contacts = await this.contactsByIds(ranked.ids.slice(offset));
     return {
       contacts: contacts.map(({ level: _level, ...c }) => c),
       searchTerm: input.q,
+      /** searchTerm in snake_case (docs/api.md, Paging: searchTerm is kept, deprecated) */
+      search_term: input.q,
       filters: { unit_id: idEcho(input.unit_id), department_id: idEcho(input.department_id) },
       total,
+      pagination: paginationOf(page, limit, total),
     };
   }
 }
