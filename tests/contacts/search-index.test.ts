@@ -229,3 +229,28 @@ describe('compareCodePoints', () => {
     );
   });
 });
+
+describe('the exact match rank, from the snapshot text', () => {
+  // the snapshot keeps a contact's fields in one lower-cased text, not its service number and
+  // e-mail apart: an exact service number or e-mail (rank 0) is read from that text, and an
+  // e-mail stored with capitals (an old row, a direct load) is not an exact match, as in SQL
+  test('an exact service number or lower-case e-mail ranks first, an e-mail stored with capitals does not', async () => {
+    const tag = unique('rank').toLowerCase().replace(/[^a-z0-9]/g, '');
+    const email = `${tag}@example.test`;
+    const casedTerm = `${tag}2@example.test`;
+    const exact = await createUser(ctx, { name: `Zed ${tag}` });
+    const prefixed = await createUser(ctx, { name: `${email} Named` });
+    const cased = await createUser(ctx, { name: `Zed Cased ${tag}` });
+    const prefixedToo = await createUser(ctx, { name: `${casedTerm} Named` });
+    await ctx.db('users').where({ id: exact.id }).update({ email });
+    await ctx.db('users').where({ id: cased.id }).update({ email: `${tag[0].toUpperCase()}${tag.slice(1)}2@example.test` });
+    const serviceNo = String((await ctx.db('users').where({ id: prefixed.id }).first('service_no')).service_no).toLowerCase();
+    const index = new SearchIndex({ db: ctx.db, refreshMs: 0, onError: (err) => { throw err; } });
+    const view = await built(index, await versions(), email);
+    // the exact e-mail first (rank 0), then the name that starts with the term (rank 1)
+    expect(view.search(email, ALL, 10).ids).toEqual([exact.id, prefixed.id]);
+    // stored with a capital: no exact match, so after the name that starts with the term
+    expect(view.search(casedTerm, ALL, 10).ids).toEqual([prefixedToo.id, cased.id]);
+    expect(view.search(serviceNo, ALL, 10).ids[0]).toBe(prefixed.id);
+  });
+});

@@ -1,35 +1,9 @@
-import { streamRows, type Db } from '../../../lib/db';
-import { directoryVersions } from '../data/tree/lock';
-import { indexedRowsInNameOrder } from '../data/index.queries';
-import { contactGramsView, gramQueryOf, gramPair, type SearchableFields } from '../data/grams';
+import type { Db } from '../../../lib/db';
+import { gramQueryOf, gramPair } from '../data/grams';
 import { conditionsOf, counterOver, predicateOver, type ColumnReader, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
-import { indexedTextOf, listedMatch, searchRank, sortNameOfText } from './matching';
-import { breather, GramPostingsBuilder, type GramPostings } from './postings';
-
-/** One entry per contact, by slot (name order). */
-interface Columns {
-  ids: number[];
-  /** the lower-cased fields joined by SEPARATOR, the name first (matching.ts IndexedText) */
-  texts: string[];
-  /** where the listed fields of each text end */
-  listedEnds: Int32Array;
-  serviceNos: string[];
-  emails: string[];
-  unitIds: Float64Array;
-  /** 0: no department */
-  departmentIds: Float64Array;
-  roleIds: Float64Array;
-  /** 0: a root */
-  parentIds: Float64Array;
-  treeOrds: Float64Array;
-  /** each slot's place in the directory's pre-order (tree_ord, then id), and the slot at each place */
-  ranks: Int32Array;
-  byRank: Int32Array;
-  /** the slots in id order, to find a contact's slot (slotOf) */
-  byId: Int32Array;
-  /** 1: active */
-  active: Uint8Array;
-}
+import { readColumns, type Columns } from './columns';
+import { listedMatch, sortNameOfText, textRank } from './matching';
+import type { GramPostings } from './postings';
 
 /**
  * The directory at one version, held for searches: each contact's searchable fields
@@ -59,59 +33,8 @@ export class SearchSnapshot {
    * open while they are read.
    */
   static async load(db: Db): Promise<SearchSnapshot> {
-    const versions = await directoryVersions(db);
-    const ids: number[] = [];
-    const texts: string[] = [];
-    const listedEnds: number[] = [];
-    const serviceNos: string[] = [];
-    const emails: string[] = [];
-    const numbers = { unit: [] as number[], department: [] as number[], role: [] as number[], parent: [] as number[], ord: [] as number[], active: [] as number[] };
-    const grams = new GramPostingsBuilder();
-    // in name order (sort_name is sortNameOf(name), compared byte-wise: by code point), then
-    // id, each row numbered as it comes and not kept (streamRows: streamed on MySQL, one read on
-    // SQLite, so that its only connection is not held for the build).
-    // One statement: the tree columns are one consistent state of the tree.
-    for await (const row of streamRows(db, indexedRowsInNameOrder(db))) {
-      const slot = ids.length;
-      ids.push(Number(row.id));
-      const t = indexedTextOf(row as SearchableFields);
-      texts.push(t.text);
-      listedEnds.push(t.listedEnd);
-      serviceNos.push(t.serviceNo);
-      emails.push(t.email);
-      numbers.unit.push(Number(row.unit_id));
-      numbers.department.push(row.department_id === null ? 0 : Number(row.department_id));
-      numbers.role.push(Number(row.role_id));
-      numbers.parent.push(row.parent_id === null ? 0 : Number(row.parent_id));
-      numbers.ord.push(Number(row.tree_ord));
-      numbers.active.push(Number(row.is_active) ? 1 : 0);
-      grams.add(slot, contactGramsView(row as SearchableFields));
-      await breather(slot);
-    }
-    const treeOrds = Float64Array.from(numbers.ord);
-    // the pre-order once per build, so that a listing sorts its matches as integers
-    const byRank = Int32Array.from(ids.keys()).sort((a, b) => treeOrds[a] - treeOrds[b] || ids[a] - ids[b]);
-    const ranks = new Int32Array(ids.length);
-    byRank.forEach((slot, rank) => {
-      ranks[slot] = rank;
-    });
-    const columns: Columns = {
-      ids,
-      texts,
-      listedEnds: Int32Array.from(listedEnds),
-      serviceNos,
-      emails,
-      unitIds: Float64Array.from(numbers.unit),
-      departmentIds: Float64Array.from(numbers.department),
-      roleIds: Float64Array.from(numbers.role),
-      parentIds: Float64Array.from(numbers.parent),
-      treeOrds,
-      ranks,
-      byRank,
-      byId: Int32Array.from(ids.keys()).sort((a, b) => ids[a] - ids[b]),
-      active: Uint8Array.from(numbers.active),
-    };
-    return new SearchSnapshot(versions.search_version, versions.version, columns, await grams.build());
+    const { versions, columns, grams } = await readColumns(db);
+    return new SearchSnapshot(versions.search_version, versions.version, columns, grams);
   }
 
   /** How many contacts it holds (its slots are 0 to size - 1). */
@@ -163,7 +86,8 @@ export class SearchSnapshot {
    * first `limit` slots, in name order, and the count of all.
    */
   ranked(needle: string, f: Omit<ContactFilters, 'search'>, limit: number, skip?: Uint8Array): { ranked: number[][]; total: number } {
-    const { texts, serviceNos, emails } = this.c;
+    const { texts, emailCased, fieldStarts } = this.c;
+    const starts = { email: 0, service: 0, phone: 0 };
     const admits = predicateOver(conditionsOf(f), this.column);
     const ranked: number[][] = [[], [], []];
     let total = 0;
@@ -172,7 +96,10 @@ export class SearchSnapshot {
       const slot = candidates[i];
       if (skip?.[slot] || !admits(slot) || !texts[slot].includes(needle)) continue;
       total++;
-      const rank = searchRank(texts[slot], serviceNos[slot], emails[slot], needle);
+      starts.email = fieldStarts[3 * slot];
+      starts.service = fieldStarts[3 * slot + 1];
+      starts.phone = fieldStarts[3 * slot + 2];
+      const rank = textRank(texts[slot], starts, emailCased[slot] === 0, needle);
       if (ranked[rank].length < limit) ranked[rank].push(slot);
     }
     return { ranked, total };

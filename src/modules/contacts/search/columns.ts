@@ -1,0 +1,102 @@
+import { streamRows, type Db } from '../../../lib/db';
+import { directoryVersions } from '../data/tree/lock';
+import { indexedRowsInNameOrder } from '../data/index.queries';
+import { contactGramsView, type SearchableFields } from '../data/grams';
+import { Growable } from './growable';
+import { fieldStartsOf, indexedTextOf } from './matching';
+import { breather, GramPostingsBuilder, type GramPostings } from './postings';
+
+/**
+ * One entry per contact, by slot (name order), in typed arrays: at a million contacts every byte
+ * a contact holds is a megabyte (docs/performance.md, "The search index's memory"). Ids fit in
+ * 32 bits; order keys do not.
+ */
+export interface Columns {
+  ids: Int32Array;
+  /** the lower-cased fields joined by SEPARATOR, the name first (matching.ts IndexedText) */
+  texts: string[];
+  /** where the listed fields of each text end */
+  listedEnds: Int32Array;
+  /** 1: the stored e-mail has capitals, so no lower-cased term equals it (matching.ts textRank) */
+  emailCased: Uint8Array;
+  /** where each text's e-mail, service number and phone start, three a slot (matching.ts fieldStartsOf) */
+  fieldStarts: Uint16Array;
+  unitIds: Int32Array;
+  /** 0: no department */
+  departmentIds: Int32Array;
+  roleIds: Int32Array;
+  /** 0: a root */
+  parentIds: Int32Array;
+  treeOrds: Float64Array;
+  /** each slot's place in the directory's pre-order (tree_ord, then id), and the slot at each place */
+  ranks: Int32Array;
+  byRank: Int32Array;
+  /** the slots in id order, to find a contact's slot (slotOf) */
+  byId: Int32Array;
+  /** 1: active */
+  active: Uint8Array;
+}
+
+/**
+ * Reads the directory's versions, then all its contacts (inactive ones too, for the listings'
+ * include_inactive), into the columns and postings of a snapshot (snapshot.ts SearchSnapshot.load).
+ */
+export async function readColumns(db: Db): Promise<{ versions: { version: number; search_version: number }; columns: Columns; grams: GramPostings }> {
+  const versions = await directoryVersions(db);
+  const texts: string[] = [];
+  const int = () => new Growable((n) => new Int32Array(n));
+  const byte = () => new Growable((n) => new Uint8Array(n));
+  const starts = new Growable((n) => new Uint16Array(n));
+  const built = { ids: int(), listedEnds: int(), emailCased: byte(), unit: int(), department: int(), role: int(), parent: int(), active: byte() };
+  const ords = new Growable((n) => new Float64Array(n));
+  const grams = new GramPostingsBuilder();
+  // in name order (sort_name is sortNameOf(name), compared byte-wise: by code point), then
+  // id, each row numbered as it comes and not kept (streamRows: streamed on MySQL, one read on
+  // SQLite, so that its only connection is not held for the build).
+  // One statement: the tree columns are one consistent state of the tree.
+  for await (const row of streamRows(db, indexedRowsInNameOrder(db))) {
+    const slot = built.ids.length;
+    built.ids.push(Number(row.id));
+    const t = indexedTextOf(row as SearchableFields);
+    texts.push(t.text);
+    built.listedEnds.push(t.listedEnd);
+    built.emailCased.push(t.email === t.email.toLowerCase() ? 0 : 1);
+    const at = fieldStartsOf(t.text);
+    starts.push(at.email);
+    starts.push(at.service);
+    starts.push(at.phone);
+    built.unit.push(Number(row.unit_id));
+    built.department.push(row.department_id === null ? 0 : Number(row.department_id));
+    built.role.push(Number(row.role_id));
+    built.parent.push(row.parent_id === null ? 0 : Number(row.parent_id));
+    ords.push(Number(row.tree_ord));
+    built.active.push(Number(row.is_active) ? 1 : 0);
+    grams.add(slot, contactGramsView(row as SearchableFields));
+    await breather(slot);
+  }
+  const ids = built.ids.finish();
+  const treeOrds = ords.finish();
+  // the pre-order once per build, so that a listing sorts its matches as integers
+  const byRank = Int32Array.from(ids.keys()).sort((a, b) => treeOrds[a] - treeOrds[b] || ids[a] - ids[b]);
+  const ranks = new Int32Array(ids.length);
+  byRank.forEach((slot, rank) => {
+    ranks[slot] = rank;
+  });
+  const columns: Columns = {
+    ids,
+    texts,
+    listedEnds: built.listedEnds.finish(),
+    emailCased: built.emailCased.finish(),
+    fieldStarts: starts.finish(),
+    unitIds: built.unit.finish(),
+    departmentIds: built.department.finish(),
+    roleIds: built.role.finish(),
+    parentIds: built.parent.finish(),
+    treeOrds,
+    ranks,
+    byRank,
+    byId: Int32Array.from(ids.keys()).sort((a, b) => ids[a] - ids[b]),
+    active: built.active.finish(),
+  };
+  return { versions, columns, grams: await grams.build() };
+}
