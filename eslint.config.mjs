@@ -22,6 +22,7 @@ const MODULE_DEPENDENCIES = {
   contacts: ['access', 'audit', 'security'],
   accounts: ['access', 'audit', 'contacts', 'security', 'reference'],
   transfer: ['access', 'audit', 'contacts', 'reference'],
+  webhooks: ['access', 'audit', 'contacts'],
 };
 
 // The application's outer shell: it wires modules together, so modules and lib must not import it.

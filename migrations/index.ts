@@ -16,6 +16,7 @@ import * as searchBacklog from './20261125000300_create_contact_search_backlog';
 import * as changeVersion from './20261126000100_users_change_version';
 import * as contactChanges from './20261127000100_create_contact_changes';
 import * as changesPrunedThrough from './20261127000200_directory_changes_pruned_through';
+import * as webhooks from './20261128000100_create_webhooks';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261126000100_users_change_version', changeVersion],
   ['20261127000100_create_contact_changes', contactChanges],
   ['20261127000200_directory_changes_pruned_through', changesPrunedThrough],
+  ['20261128000100_create_webhooks', webhooks],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -19,6 +19,7 @@ export const PERMISSIONS: Record<string, string> = {
   'security.read_all': 'Read the security records of every organization',
   'audit.read_organization': "Read the audit trail of the caller's organization",
   'audit.read_all': 'Read the audit trail of every organization',
+  'webhooks.manage': "Manage the webhooks of the caller's organization (all organizations' with organizations.manage)",
 };
 
 /** The access table of the specification (contacts and roles) as role rows. */
@@ -31,6 +32,7 @@ export const ROLES: Array<{ id: number; name: string; description: string; permi
     permissions: [
       'contacts.read', 'contacts.create', 'contacts.update', 'contacts.move', 'contacts.reset_password', 'contacts.import',
       'users.register', 'locations.write', 'reference.write', 'security.read_organization', 'audit.read_organization',
+      'webhooks.manage',
     ],
   },
   { id: ROLE_ID.user, name: 'User', description: 'Basic access', permissions: ['contacts.read'] },

@@ -25,6 +25,7 @@ import {
   ContactSearch,
   ContactWrites,
   directoryChangesInFlight,
+  onDirectoryCommit,
   SearchBacklog,
   SearchIndex,
   sessionSource,
@@ -35,6 +36,7 @@ import { locationsRouter, LocationsService } from './modules/locations';
 import { referenceRouter, ReferenceService, RolesService } from './modules/reference';
 import { securityRouter, SecurityService } from './modules/security';
 import { DirectoryExport, DirectoryImport, transferRouter } from './modules/transfer';
+import { WebhookDispatcher, WebhooksService, webhooksRouter } from './modules/webhooks';
 import { openApiRouter } from './openapi/openapi.router';
 
 export interface AppDeps {
@@ -70,6 +72,22 @@ export function changesPruning({ db, config, logger }: Pick<AppDeps, 'db' | 'con
       if (removed > 0) logger.info({ removed, prunedThrough }, 'pruned the change feed');
     },
     onError: (err) => logger.error({ err }, 'change feed pruning failed; the next round tries again'),
+  }).start();
+}
+
+/**
+ * The webhooks' dispatcher (docs/changes.md, Webhooks), started: it fans the change feed out
+ * into deliveries and sends them. server.ts starts it beside the pruning and stops it on
+ * shutdown; a test that needs deliveries starts its own.
+ */
+export function webhookDispatcher({ db, config, logger }: Pick<AppDeps, 'db' | 'config' | 'logger'>): WebhookDispatcher {
+  return new WebhookDispatcher({
+    db,
+    feed: new ChangeFeed({ db }),
+    settings: config.webhooks,
+    listen: (nudge) => onDirectoryCommit(db, nudge),
+    onError: (err) => logger.error({ err }, 'webhook dispatch failed; the next round tries again'),
+    onBehind: (info) => logger.warn(info, 'the change feed was pruned past the webhooks\' cursor: the changes pruned were not delivered'),
   }).start();
 }
 
@@ -109,6 +127,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
       exporter: new DirectoryExport({ db }),
       maxBytes: config.importLimits.maxBytes,
     },
+    webhooks: new WebhooksService({ db, audit, settings: config.webhooks }),
   };
 }
 
@@ -191,6 +210,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/contacts', contactsRouter(services.contacts, requireAuth));
   app.use('/api/locations', locationsRouter(services.locations, requireAuth));
   app.use('/api/security', securityRouter(services.security, requireAuth));
+  app.use('/api/webhooks', webhooksRouter(services.webhooks, requireAuth, { allowPrivate: config.webhooks.allowPrivate }));
   app.use('/api', referenceRouter(services.reference, requireAuth));
 
   app.use(notFound);

@@ -4,6 +4,7 @@ import type { DbClient, DbConfig } from './lib/db';
 import type { RateLimitSettings } from './lib/http/rate-limit';
 import type { MetricsSettings } from './lib/metrics';
 import type { TokenSettings } from './modules/access';
+import { DEFAULT_RETRY_SCHEDULE, type WebhookSettings } from './modules/webhooks';
 import { ConfigReader, type Env } from './config-reader';
 
 export { ConfigError, type ConfigProblem } from './config-reader';
@@ -42,6 +43,8 @@ export interface Config {
   audit: { enabled: boolean; retentionDays: number };
   /** GET /metrics for Prometheus: off unless enabled; with a token, only for a scraper that sends it */
   metrics: MetricsSettings;
+  /** signed webhooks (docs/changes.md, Webhooks): retries, disabling, safe targets, polling */
+  webhooks: WebhookSettings;
 }
 
 /** Used only outside production, with a warning at start-up. */
@@ -92,6 +95,19 @@ function checkProductionSecrets(read: ConfigReader): void {
   if (!read.raw('ADMIN_PASSWORD')) read.refuse('ADMIN_PASSWORD', 'production needs the first administrator password');
 }
 
+/** WEBHOOK_RETRY_SCHEDULE: seconds to wait after each failed attempt, comma-separated (decimals allowed, for tests). */
+function retrySchedule(read: ConfigReader): number[] {
+  const raw = read.raw('WEBHOOK_RETRY_SCHEDULE');
+  if (!raw) return [...DEFAULT_RETRY_SCHEDULE];
+  const parts = raw.split(',').map((p) => p.trim());
+  const valid = parts.length <= 50 && parts.every((p) => /^\d{1,7}(\.\d{1,3})?$/.test(p) && Number(p) <= 7 * 86400);
+  if (!valid) {
+    read.refuse('WEBHOOK_RETRY_SCHEDULE', 'expected up to 50 waits in seconds (0 to 604800, comma-separated), such as 5,300,1800', raw);
+    return [...DEFAULT_RETRY_SCHEDULE];
+  }
+  return parts.map(Number);
+}
+
 /**
  * Reads and checks the whole configuration once. Pure: it reads only the `env` it is given,
  * so tests build configurations without touching process.env.
@@ -101,6 +117,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const nodeEnv = read.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
   if (nodeEnv === 'production') checkProductionSecrets(read);
   const corsRaw = read.raw('CORS_ORIGINS');
+  // the change feed's, and the webhooks' finished deliveries'
+  const retentionDays = read.int('CHANGES_RETENTION_DAYS', 30, 0, 100_000);
 
   const config: Config = {
     env: nodeEnv,
@@ -157,12 +175,20 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxBytes: read.int('IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       maxRows: read.int('IMPORT_MAX_ROWS', 100_000, 1, 10_000_000),
     },
-    changes: { retentionDays: read.int('CHANGES_RETENTION_DAYS', 30, 0, 100_000) },
+    changes: { retentionDays },
     audit: {
       enabled: read.flag('AUDIT_ENABLED', true),
       retentionDays: read.int('AUDIT_RETENTION_DAYS', 0, 0, 100_000),
     },
     metrics: { enabled: read.flag('METRICS_ENABLED', false), token: metricsToken(read) },
+    webhooks: {
+      retrySchedule: retrySchedule(read),
+      disableAfterDays: read.int('WEBHOOK_DISABLE_AFTER_DAYS', 5, 0, 365),
+      allowPrivate: read.flag('WEBHOOKS_ALLOW_PRIVATE', false),
+      pollMs: read.int('WEBHOOK_POLL_MS', 1000, 10, 3_600_000),
+      timeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      keepDays: retentionDays,
+    },
   };
   read.throwProblems();
   return deepFreeze(config);

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { config as loadEnv } from 'dotenv';
 import type Redis from 'ioredis';
-import { changesPruning, createApp, searchBacklog } from './app';
+import { changesPruning, createApp, searchBacklog, webhookDispatcher } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
 import { createDb, drain } from './lib/db';
 import { serveGracefully } from './lib/http/graceful-server';
@@ -67,6 +67,8 @@ async function main(): Promise<void> {
   searchBacklog({ db, logger }).schedule();
   // the change feed keeps CHANGES_RETENTION_DAYS: older entries go once an hour (docs/changes.md)
   const pruning = changesPruning({ db, config, logger });
+  // webhooks: the change feed fanned out into signed deliveries, sent with retries (docs/changes.md)
+  const dispatcher = webhookDispatcher({ db, config, logger });
 
   let stopping = false;
   const stop = (signal: string, code: number) => {
@@ -81,6 +83,8 @@ async function main(): Promise<void> {
     // no new connection, idle ones closed, the requests in flight answered with `Connection: close`
     void web.close().then(async () => {
       await pruning.stop();
+      // a delivery in flight is recorded first; one cut short is sent again after its claim lapses
+      await dispatcher.stop();
       // handlers whose client went away may still be running queries: let them end first
       await drain(db, config.shutdownTimeoutMs);
       await db.destroy();

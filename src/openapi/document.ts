@@ -8,6 +8,7 @@ import { referencePaths, referenceSchemas } from './paths/reference';
 import { auditPaths, auditSchemas } from './paths/audit';
 import { securityPaths, securitySchemas } from './paths/security';
 import { transferPaths } from './paths/transfer';
+import { webhookPaths, webhookSchemas } from './paths/webhooks';
 
 /**
  * The OpenAPI 3.1 document of the whole service, built from the same constants the code uses.
@@ -38,6 +39,7 @@ export function openApiDocument() {
       { name: 'Security' },
       { name: 'Audit' },
       { name: 'Reference data' },
+      { name: 'Webhooks' },
     ],
     paths: {
       ...healthPaths,
@@ -49,6 +51,7 @@ export function openApiDocument() {
       ...securityPaths,
       ...auditPaths,
       ...referencePaths,
+      ...webhookPaths,
     },
     components: {
       securitySchemes: {
@@ -64,6 +67,7 @@ export function openApiDocument() {
         ...locationSchemas,
         ...securitySchemas,
         ...auditSchemas,
+        ...webhookSchemas,
         ...referenceSchemas,
       },
     },

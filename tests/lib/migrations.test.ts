@@ -5,7 +5,7 @@ import { openOwnSeededDb } from '../helpers/context';
  * The newest migrations go down and up again on a seeded database (users and grants in
  * place) without losing a grant. On MySQL in a database of its own, dropped after.
  */
-test('the eight newest migrations go down (directory_state.changes_pruned_through, contact_changes, users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
+test('the nine newest migrations go down (the webhooks\' tables, directory_state.changes_pruned_through, contact_changes, users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
   const { db, done } = await openOwnSeededDb('migrations');
   try {
     const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
@@ -14,9 +14,12 @@ test('the eight newest migrations go down (directory_state.changes_pruned_throug
     expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
-    // the newest first (directory_state.changes_pruned_through, contact_changes), then
-    // users.change_version, contact_search_backlog, read_versions, audit_events,
-    // directory_state.search_version, role_permission_names
+    // the newest first (the webhooks' tables, directory_state.changes_pruned_through,
+    // contact_changes), then users.change_version, contact_search_backlog, read_versions,
+    // audit_events, directory_state.search_version, role_permission_names
+    await db.migrate.down(MIGRATIONS);
+    for (const table of ['webhooks', 'webhook_deliveries', 'webhook_attempts', 'webhook_state']) expect(await db.schema.hasTable(table)).toBe(false);
+    expect(await db.schema.hasColumn('directory_state', 'changes_pruned_through')).toBe(true);
     await db.migrate.down(MIGRATIONS);
     expect(await db.schema.hasColumn('directory_state', 'changes_pruned_through')).toBe(false);
     expect(await db.schema.hasTable('contact_changes')).toBe(true);
@@ -51,6 +54,9 @@ test('the eight newest migrations go down (directory_state.changes_pruned_throug
     expect(await db.schema.hasColumn('users', 'change_version')).toBe(true);
     expect(await db.schema.hasTable('contact_changes')).toBe(true);
     expect(await db('directory_state').where({ id: 1 }).first('changes_pruned_through')).toEqual({ changes_pruned_through: 0 });
+    // the fan-out starts after the directory's version when the migration ran
+    const version = Number((await db('directory_state').where({ id: 1 }).first('version')).version);
+    expect(await db('webhook_state').select('id', 'after_version', 'after_contact_id')).toEqual([{ id: 1, after_version: version, after_contact_id: 4_294_967_295 }]);
   } finally {
     await done();
   }

@@ -1360,6 +1360,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhooks the caller manages
+         * @description An Admin's hooks get the own organization's contact changes and an Admin sees only them; a Super_admin sees every hook, and may subscribe one organization (`organization_id`) or all (null). Another organization's hook is 404.
+         *
+         *     Roles: Super_admin, Admin. Permission `webhooks.manage`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to contact changes (the secret is shown once)
+         * @description Deliveries follow the Standard Webhooks specification: signed, retried for more than 24 h, each event's `webhook-id` the same on every attempt. The hook gets the changes committed after it is made. An Admin's hooks get the own organization's contact changes and an Admin sees only them; a Super_admin sees every hook, and may subscribe one organization (`organization_id`) or all (null). Another organization's hook is 404.
+         *
+         *     Roles: Super_admin, Admin. Permission `webhooks.manage`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook (never its secret)
+         * @description Roles: Super_admin, Admin. Permission `webhooks.manage`.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook with its deliveries
+         * @description Roles: Super_admin, Admin. Permission `webhooks.manage`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook's url, events, description, or turn it on or off
+         * @description `active: true` on a disabled hook clears `disabled_reason` and sends its pending deliveries; `active: false` holds them.
+         *
+         *     Roles: Super_admin, Admin. Permission `webhooks.manage`.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret (shown once); the old one keeps signing for 24 h
+         * @description Until `previous_secret_expires_at` every delivery carries two signatures in `webhook-signature`, one per secret, separated by a space.
+         *
+         *     Roles: Super_admin, Admin. Permission `webhooks.manage`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `webhook.test` event now, and tell how the attempt went
+         * @description The event goes through the delivery path (signed, recorded in the deliveries; a failed one is retried on the schedule).
+         *
+         *     Roles: Super_admin, Admin. Permission `webhooks.manage`.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's deliveries, newest first, each with its attempts
+         * @description Roles: Super_admin, Admin. Permission `webhooks.manage`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1858,7 +1980,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            target_type: "contact" | "role" | "unit" | "department" | "designation" | "rank" | "organization" | "country" | "division" | "district" | "thana";
+            target_type: "contact" | "role" | "unit" | "department" | "designation" | "rank" | "organization" | "country" | "division" | "district" | "thana" | "webhook";
             target_id: number | null;
             /** @description `{field: [before, after]}` for the fields that changed; never a password, hash, token or secret */
             changes: {
@@ -1868,6 +1990,51 @@ export interface components {
             request_id: string | null;
             ip_address: string | null;
             user_agent: string | null;
+        };
+        Webhook: {
+            id: number;
+            organization_id: number | null;
+            /** Format: uri */
+            url: string;
+            /** @description `contact.<type>` of the change feed, or `contact.*` for all */
+            events: ("contact.created" | "contact.updated" | "contact.moved" | "contact.deleted" | "contact.restored" | "contact.*")[];
+            description: string | null;
+            active: boolean;
+            disabled_reason: string | null;
+            disabled_at: string | null;
+            failing_since: string | null;
+            previous_secret_expires_at: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            /** @enum {string} */
+            status: "delivered" | "failed";
+            response_code: number | null;
+            duration_ms: number;
+            error: string | null;
+        };
+        WebhookDelivery: {
+            id: number;
+            /** @description the `webhook-id` header: the same on every attempt */
+            event_id: string;
+            /**
+             * @example contact.moved
+             * @example webhook.test
+             */
+            type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            attempt_log: components["schemas"]["WebhookAttempt"][];
         };
         Unit: {
             id: number;
@@ -10891,7 +11058,7 @@ export interface operations {
                 action?: string;
                 /** @description who made the change */
                 actor_id?: number;
-                target_type?: "contact" | "role" | "unit" | "department" | "designation" | "rank" | "organization" | "country" | "division" | "district" | "thana";
+                target_type?: "contact" | "role" | "unit" | "department" | "designation" | "rank" | "organization" | "country" | "division" | "district" | "thana" | "webhook";
                 /** @description with `target_type`: the entries about that record, bulk changes included */
                 target_id?: number;
                 /** @description obeyed with `audit.read_all` only */
@@ -15984,6 +16151,1236 @@ export interface operations {
                         status: "error";
                         /** @constant */
                         message: "Reference data was changed by someone else";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description page number */
+                page?: number;
+                /** @description items per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Webhooks retrieved successfully",
+                     *       "data": {
+                     *         "webhooks": [
+                     *           {
+                     *             "id": 7,
+                     *             "organization_id": 1,
+                     *             "url": "https://hr.example.com/hooks/directory",
+                     *             "events": [
+                     *               "contact.created",
+                     *               "contact.moved"
+                     *             ],
+                     *             "description": "HR system",
+                     *             "active": true,
+                     *             "disabled_reason": null,
+                     *             "disabled_at": null,
+                     *             "failing_since": null,
+                     *             "previous_secret_expires_at": null,
+                     *             "created_by": 1,
+                     *             "created_at": "2026-03-14T09:31:05.002Z",
+                     *             "updated_at": "2026-03-14T09:30:12.345Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 50,
+                     *           "total": 1,
+                     *           "total_pages": 1,
+                     *           "has_more": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Webhooks retrieved successfully";
+                        data: {
+                            webhooks: components["schemas"]["Webhook"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hr.example.com/hooks/directory",
+                 *       "events": [
+                 *         "contact.created",
+                 *         "contact.moved"
+                 *       ],
+                 *       "description": "HR system"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uri */
+                    url: string;
+                    /** @description `contact.<type>` of the change feed, or `contact.*` for all */
+                    events: ("contact.created" | "contact.updated" | "contact.moved" | "contact.deleted" | "contact.restored" | "contact.*")[];
+                    description?: string | null;
+                    organization_id?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Webhook created successfully",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": 7,
+                     *           "organization_id": 1,
+                     *           "url": "https://hr.example.com/hooks/directory",
+                     *           "events": [
+                     *             "contact.created",
+                     *             "contact.moved"
+                     *           ],
+                     *           "description": "HR system",
+                     *           "active": true,
+                     *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "failing_since": null,
+                     *           "previous_secret_expires_at": null,
+                     *           "created_by": 1,
+                     *           "created_at": "2026-03-14T09:31:05.002Z",
+                     *           "updated_at": "2026-03-14T09:30:12.345Z"
+                     *         },
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1ZB9Y8mJ5vE="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Webhook created successfully";
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                            /** @description the signing secret, shown this once: `whsec_` and base64 of 32 random bytes (Standard Webhooks) */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: a field, or a `url` that is not https or points to a private, loopback or link-local address */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission, or an Admin named another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @enum {string} */
+                        message: "Insufficient permissions" | "Admins may subscribe to their own organization's changes only";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Body over BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Request body too large";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description A charset other than UTF-8 (utf-*), or a Content-Encoding other than identity, gzip, deflate and br */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Unsupported content encoding or charset";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Webhook retrieved successfully",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": 7,
+                     *           "organization_id": 1,
+                     *           "url": "https://hr.example.com/hooks/directory",
+                     *           "events": [
+                     *             "contact.created",
+                     *             "contact.moved"
+                     *           ],
+                     *           "description": "HR system",
+                     *           "active": true,
+                     *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "failing_since": null,
+                     *           "previous_secret_expires_at": null,
+                     *           "created_by": 1,
+                     *           "created_at": "2026-03-14T09:31:05.002Z",
+                     *           "updated_at": "2026-03-14T09:30:12.345Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Webhook retrieved successfully";
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Webhook not found";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Webhook deleted successfully",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Webhook deleted successfully";
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Webhook not found";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "active": true
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uri */
+                    url?: string;
+                    /** @description `contact.<type>` of the change feed, or `contact.*` for all */
+                    events?: ("contact.created" | "contact.updated" | "contact.moved" | "contact.deleted" | "contact.restored" | "contact.*")[];
+                    description?: string | null;
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Webhook updated successfully",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": 7,
+                     *           "organization_id": 1,
+                     *           "url": "https://hr.example.com/hooks/directory",
+                     *           "events": [
+                     *             "contact.created",
+                     *             "contact.moved"
+                     *           ],
+                     *           "description": "HR system",
+                     *           "active": true,
+                     *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "failing_since": null,
+                     *           "previous_secret_expires_at": null,
+                     *           "created_by": 1,
+                     *           "created_at": "2026-03-14T09:31:05.002Z",
+                     *           "updated_at": "2026-03-14T09:30:12.345Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Webhook updated successfully";
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: a field, or a `url` that is not https or points to a private, loopback or link-local address */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Webhook not found";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Body over BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Request body too large";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description A charset other than UTF-8 (utf-*), or a Content-Encoding other than identity, gzip, deflate and br */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Unsupported content encoding or charset";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Webhook secret rotated successfully",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": 7,
+                     *           "organization_id": 1,
+                     *           "url": "https://hr.example.com/hooks/directory",
+                     *           "events": [
+                     *             "contact.created",
+                     *             "contact.moved"
+                     *           ],
+                     *           "description": "HR system",
+                     *           "active": true,
+                     *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "failing_since": null,
+                     *           "previous_secret_expires_at": "2026-03-14T09:31:05.002Z",
+                     *           "created_by": 1,
+                     *           "created_at": "2026-03-14T09:31:05.002Z",
+                     *           "updated_at": "2026-03-14T09:30:12.345Z"
+                     *         },
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1ZB9Y8mJ5vE="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Webhook secret rotated successfully";
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                            /** @description the signing secret, shown this once: `whsec_` and base64 of 32 random bytes (Standard Webhooks) */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Webhook not found";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Test event sent",
+                     *       "data": {
+                     *         "result": {
+                     *           "delivery_id": 91,
+                     *           "event_id": "msg_test_5f0c9a2e4b7d1c3a8e6f0b2d_7",
+                     *           "delivered": true,
+                     *           "response_code": 200,
+                     *           "duration_ms": 84,
+                     *           "error": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Test event sent";
+                        data: {
+                            result: {
+                                delivery_id: number;
+                                event_id: string;
+                                delivered: boolean;
+                                response_code: number | null;
+                                duration_ms: number;
+                                error: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Webhook not found";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description page number */
+                page?: number;
+                /** @description items per page */
+                limit?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description a positive integer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Webhook deliveries retrieved successfully",
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": 90,
+                     *             "event_id": "msg_MTIwOC40Mg_7",
+                     *             "type": "contact.moved",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "next_attempt_at": "2026-03-14T09:30:12.345Z",
+                     *             "created_at": "2026-03-14T09:31:05.002Z",
+                     *             "attempt_log": [
+                     *               {
+                     *                 "attempted_at": "2026-03-14T09:31:05.002Z",
+                     *                 "status": "failed",
+                     *                 "response_code": 503,
+                     *                 "duration_ms": 41,
+                     *                 "error": "HTTP 503"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 50,
+                     *           "total": 1,
+                     *           "total_pages": 1,
+                     *           "has_more": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "Webhook deliveries retrieved successfully";
+                        data: {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Webhook not found";
                         errors?: components["schemas"]["FieldErrors"];
                     };
                 };

@@ -10,6 +10,8 @@ export interface ChangeRow {
   type: ChangeType;
   /** ISO 8601 */
   at: string;
+  /** the contact's organization when it changed (which webhooks get it) */
+  organization_id: number;
 }
 
 /**
@@ -26,9 +28,9 @@ export async function changesAfter(db: Queryable, after: ChangePosition, limit: 
       ? { sql: '(version > ? OR (version = ? AND contact_id > ?))', bindings: [after.version, after.version, after.contactId] }
       : { sql: '(version, contact_id) > (?, ?)', bindings: [after.version, after.contactId] };
   const sql = [
-    'SELECT * FROM (SELECT 0 AS part, changes_pruned_through AS version, 0 AS contact_id, NULL AS type, NULL AS at FROM directory_state WHERE id = 1) s',
+    'SELECT * FROM (SELECT 0 AS part, changes_pruned_through AS version, 0 AS contact_id, NULL AS type, NULL AS at, 0 AS organization_id FROM directory_state WHERE id = 1) s',
     'UNION ALL',
-    `SELECT * FROM (SELECT 1 AS part, version, contact_id, type, at FROM ${CHANGES_TABLE} WHERE ${range.sql} ORDER BY version, contact_id LIMIT ?) p`,
+    `SELECT * FROM (SELECT 1 AS part, version, contact_id, type, at, organization_id FROM ${CHANGES_TABLE} WHERE ${range.sql} ORDER BY version, contact_id LIMIT ?) p`,
   ].join(' ');
   const result = await db.raw(sql, [...range.bindings, limit]);
   const all = (dialectOf(db) === 'mysql' ? result[0] : result) as Array<Record<string, unknown>>;
@@ -36,7 +38,7 @@ export async function changesAfter(db: Queryable, after: ChangePosition, limit: 
   const rows: ChangeRow[] = [];
   for (const r of all) {
     if (Number(r.part) === 0) prunedThrough = Number(r.version);
-    else rows.push({ version: Number(r.version), contact_id: Number(r.contact_id), type: r.type as ChangeType, at: toIsoRequired(r.at) });
+    else rows.push({ version: Number(r.version), contact_id: Number(r.contact_id), type: r.type as ChangeType, at: toIsoRequired(r.at), organization_id: Number(r.organization_id) });
   }
   // a UNION's rows come in no promised order
   rows.sort((a, b) => a.version - b.version || a.contact_id - b.contact_id);

@@ -26,6 +26,13 @@ export interface FeedChange {
   contact: (Contact & { level: number }) | null;
 }
 
+/** A change with its place in the feed and the organization of its contact. */
+export interface PlacedChange {
+  position: ChangePosition;
+  organizationId: number;
+  change: FeedChange;
+}
+
 /**
  * The change feed of the directory (docs/changes.md): pages of the contact_changes rows in
  * (version, contact_id) order, which is commit order, each with the contact as it is now.
@@ -39,6 +46,37 @@ export class ChangeFeed {
   constructor(deps: { db: Db }) {
     this.db = deps.db;
     this.contactsByIds = contactsByIdsReader(deps.db);
+  }
+
+  /**
+   * The changes after `after`, as the feed shows each, with its place and its contact's
+   * organization: what the webhooks' dispatcher fans out. `prunedThrough`: how far the feed is
+   * pruned, so a caller behind it knows that it missed changes.
+   */
+  async since(after: ChangePosition, limit: number): Promise<{ changes: PlacedChange[]; prunedThrough: number }> {
+    const read = await changesAfter(this.db, after, limit);
+    return { changes: await this.shape(read.rows), prunedThrough: read.prunedThrough };
+  }
+
+  /** Rows as the feed shows them, with the contacts as they are now. */
+  private async shape(rows: ChangeRow[]): Promise<PlacedChange[]> {
+    const contacts = new Map<number, Contact & { level: number }>();
+    for (const c of await this.contactsByIds([...new Set(rows.map((r) => r.contact_id))])) contacts.set(c.id, c);
+    return rows.map((r) => {
+      const contact = contacts.get(r.contact_id);
+      const position = { version: r.version, contactId: r.contact_id };
+      return {
+        position,
+        organizationId: r.organization_id,
+        change: {
+          cursor: encodeCursor(position),
+          at: r.at,
+          type: r.type,
+          contact_id: r.contact_id,
+          contact: contact && contact.is_active ? contact : null,
+        },
+      };
+    });
   }
 
   /** The cursor that a read of the directory at these versions continues from (X-Changes-Cursor). */
@@ -72,18 +110,7 @@ export class ChangeFeed {
       after = afterVersion(read.prunedThrough);
     }
     const rows = read.rows.slice(0, limit);
-    const contacts = new Map<number, Contact & { level: number }>();
-    for (const c of await this.contactsByIds([...new Set(rows.map((r) => r.contact_id))])) contacts.set(c.id, c);
-    const changes: FeedChange[] = rows.map((r) => {
-      const contact = contacts.get(r.contact_id);
-      return {
-        cursor: encodeCursor({ version: r.version, contactId: r.contact_id }),
-        at: r.at,
-        type: r.type,
-        contact_id: r.contact_id,
-        contact: contact && contact.is_active ? contact : null,
-      };
-    });
+    const changes = (await this.shape(rows)).map((c) => c.change);
     const hasMore = read.rows.length > limit;
     const last = rows[rows.length - 1];
     let next = last ? { version: last.version, contactId: last.contact_id } : after;

@@ -41,6 +41,22 @@ const queues = new WeakMap<Db, ChangeQueue>();
 /** At most this many changes commit together: the later ones of a long queue wait for the next commit. */
 const GROUP_LIMIT = 32;
 
+/** Who is told when a turn of this process's queue on a database handle has ended (onDirectoryCommit). */
+const listeners = new WeakMap<Db, Set<() => void>>();
+
+/**
+ * Calls `listener` after each turn of this process's queue of changes on `db` (a change or a
+ * group committed, or failed): the webhooks' dispatcher looks for new changes at once instead of
+ * at its next poll. A listener only schedules work; it never runs inside the change. Returns
+ * the call that stops the listening.
+ */
+export function onDirectoryCommit(db: Db, listener: () => void): () => void {
+  let set = listeners.get(db);
+  if (!set) listeners.set(db, (set = new Set()));
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
 /** The tree changes of this process on `db` that are queued or running now (for the metrics). */
 export function directoryChangesInFlight(db: Db): number {
   const queue = queues.get(db);
@@ -116,6 +132,13 @@ async function runQueue(db: Db, queue: ChangeQueue): Promise<void> {
       else await runGroup(db, group);
     } finally {
       queue.running = 0;
+    }
+    for (const listener of listeners.get(db) ?? []) {
+      try {
+        listener();
+      } catch {
+        // a listener's failure is its own: the changes have committed
+      }
     }
   }
 }

@@ -1,0 +1,162 @@
+import type { Db } from '../../lib/db';
+import { afterVersion, type ChangeFeed, type PlacedChange } from '../contacts';
+import { advanceFanOut, fanOutCursor, pruneDeliveries, type NewDelivery } from './deliveries.queries';
+import { activeHooks, type HookRow } from './webhooks.queries';
+import { subscribes } from './webhook.events';
+import { WebhookDelivery } from './webhook.delivery';
+import type { WebhookSettings } from './webhook.settings';
+
+/** Changes fanned out per transaction. */
+const FAN_OUT_BATCH = 500;
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** The body of an event, Standard Webhooks' shape: `type`, `timestamp`, `data`. */
+export function eventBody(type: string, timestamp: string, data: unknown): string {
+  return JSON.stringify({ type, timestamp, data });
+}
+
+/** The `webhook-id` of a change's event for a hook: the same on every retry, and unique. */
+export const eventIdOf = (cursor: string, hookId: number) => `msg_${cursor}_${hookId}`;
+
+/** The deliveries of a page of changes: one per change per active hook that subscribes to it. */
+export function deliveriesOf(changes: readonly PlacedChange[], hooks: readonly HookRow[]): NewDelivery[] {
+  const rows: NewDelivery[] = [];
+  for (const { change, position, organizationId } of changes) {
+    const type = `contact.${change.type}`;
+    let body: string | null = null;
+    for (const hook of hooks) {
+      if (position.version <= hook.after_version) continue;
+      if (hook.organization_id !== null && hook.organization_id !== organizationId) continue;
+      if (!subscribes(hook.events, type)) continue;
+      body ??= eventBody(type, change.at, change);
+      rows.push({ webhook_id: hook.id, event_id: eventIdOf(change.cursor, hook.id), type, payload: body });
+    }
+  }
+  return rows;
+}
+
+/**
+ * The webhooks' dispatcher (docs/changes.md, Webhooks). The outbox is the change feed: every
+ * change's rows are written in its own transaction, in commit order, with no gaps. The
+ * dispatcher follows the feed from its cursor (webhook_state) and writes one delivery per
+ * change per subscribed hook, moving the cursor in the same transaction: nothing is added to
+ * the write path, nothing committed is missed, and a restart goes on from the cursor. Then it
+ * sends the deliveries due (WebhookDelivery). It polls every WEBHOOK_POLL_MS, for the changes of
+ * other instances too; a commit of this process nudges it to look at once (`listen`).
+ */
+export class WebhookDispatcher {
+  private readonly db: Db;
+  private readonly feed: ChangeFeed;
+  private readonly settings: WebhookSettings;
+  private readonly onError: (err: unknown) => void;
+  private readonly onBehind: (info: { cursorVersion: number; prunedThrough: number }) => void;
+  readonly delivery: WebhookDelivery;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private started = false;
+  private prunedAt = 0;
+  private readonly listen: ((nudge: () => void) => () => void) | null;
+  private unlisten: (() => void) | null = null;
+
+  constructor(deps: {
+    db: Db;
+    feed: ChangeFeed;
+    settings: WebhookSettings;
+    onError?: (err: unknown) => void;
+    /** the feed was pruned past the cursor (the dispatcher was stopped longer than CHANGES_RETENTION_DAYS) */
+    onBehind?: (info: { cursorVersion: number; prunedThrough: number }) => void;
+    /** subscribes nudge() to this process's commits (contacts' onDirectoryCommit); returns the unsubscribe */
+    listen?: (nudge: () => void) => () => void;
+  }) {
+    this.db = deps.db;
+    this.feed = deps.feed;
+    this.settings = deps.settings;
+    this.onError = deps.onError ?? (() => undefined);
+    this.onBehind = deps.onBehind ?? (() => undefined);
+    this.delivery = new WebhookDelivery(deps.db, deps.settings, this.onError);
+    this.listen = deps.listen ?? null;
+  }
+
+  start(): this {
+    if (!this.started) {
+      this.started = true;
+      this.unlisten = this.listen?.(() => this.nudge()) ?? null;
+      this.schedule(0);
+    }
+    return this;
+  }
+
+  /** Stops polling and resolves once the round under way (its sends included) has ended. */
+  async stop(): Promise<void> {
+    this.started = false;
+    this.unlisten?.();
+    this.unlisten = null;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Look now (a change committed in this process), or as soon as the round under way ends. */
+  nudge(): void {
+    if (!this.started) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  /** One round: fan out what is new, then send what is due, until nothing is left; hourly, prune. */
+  async runOnce(): Promise<void> {
+    if (Date.now() - this.prunedAt >= HOUR_MS) {
+      this.prunedAt = Date.now();
+      await this.prune();
+    }
+    for (let rounds = 0; rounds < 100; rounds++) {
+      const fanned = await this.fanOut();
+      const sent = await this.delivery.round();
+      if (fanned < FAN_OUT_BATCH && sent === 0) return;
+    }
+  }
+
+  /** Deletes the finished deliveries older than `keepDays` (nothing with 0); how many. */
+  async prune(now = Date.now()): Promise<number> {
+    if (this.settings.keepDays <= 0) return 0;
+    return pruneDeliveries(this.db, new Date(now - this.settings.keepDays * 24 * HOUR_MS));
+  }
+
+  /** Fans out one page of changes after the cursor; how many changes it read. */
+  async fanOut(): Promise<number> {
+    const from = await fanOutCursor(this.db);
+    const { changes, prunedThrough } = await this.feed.since(from, FAN_OUT_BATCH);
+    if (from.version < prunedThrough) {
+      // stopped for longer than the feed keeps changes: what was pruned cannot be sent
+      this.onBehind({ cursorVersion: from.version, prunedThrough });
+      if (changes.length === 0) {
+        await advanceFanOut(this.db, from, afterVersion(prunedThrough), []);
+        return 0;
+      }
+    }
+    if (changes.length === 0) return 0;
+    const to = changes[changes.length - 1].position;
+    const rows = deliveriesOf(changes, await activeHooks(this.db));
+    // false: another instance fanned these out first; the next round reads after its cursor
+    await advanceFanOut(this.db, from, to, rows);
+    return changes.length;
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.runOnce()
+        .catch(this.onError)
+        .finally(() => {
+          this.running = null;
+          if (!this.started) return;
+          const now = this.again;
+          this.again = false;
+          this.schedule(now ? 0 : this.settings.pollMs);
+        });
+    }, ms).unref();
+  }
+}
