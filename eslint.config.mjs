@@ -22,6 +22,8 @@ const MODULE_DEPENDENCIES = {
   contacts: ['access', 'audit', 'security'],
   accounts: ['access', 'audit', 'contacts', 'security', 'reference'],
   transfer: ['access', 'audit', 'contacts', 'reference'],
+  'api-tokens': ['access', 'audit'],
+  scim: ['access', 'audit', 'contacts', 'reference', 'api-tokens'],
 };
 
 // The application's outer shell: it wires modules together, so modules and lib must not import it.

@@ -7,6 +7,7 @@ import { referencePaths, referenceSchemas } from './paths/reference';
 import { auditPaths, auditSchemas } from './paths/audit';
 import { securityPaths, securitySchemas } from './paths/security';
 import { transferPaths } from './paths/transfer';
+import { apiTokenPaths, apiTokenSchemas } from './paths/api-tokens';
 
 /**
  * The OpenAPI 3.1 document of the whole service, built from the same constants the code uses.
@@ -37,6 +38,7 @@ export function openApiDocument() {
       { name: 'Security' },
       { name: 'Audit' },
       { name: 'Reference data' },
+      { name: 'API tokens' },
     ],
     paths: {
       ...healthPaths,
@@ -48,6 +50,7 @@ export function openApiDocument() {
       ...securityPaths,
       ...auditPaths,
       ...referencePaths,
+      ...apiTokenPaths,
     },
     components: {
       securitySchemes: {
@@ -69,6 +72,7 @@ export function openApiDocument() {
         ...locationSchemas,
         ...securitySchemas,
         ...auditSchemas,
+        ...apiTokenSchemas,
         ...referenceSchemas,
       },
     },

@@ -5,7 +5,7 @@ import { openOwnSeededDb } from '../helpers/context';
  * The newest migrations go down and up again on a seeded database (users and grants in
  * place) without losing a grant. On MySQL in a database of its own, dropped after.
  */
-test('the eight newest migrations go down (directory_state.changes_pruned_through, contact_changes, users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
+test('the eleven newest migrations go down (audit_events.actor_token_id, users.external_id and deprovisioned_at, api_tokens, directory_state.changes_pruned_through, contact_changes, users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
   const { db, done } = await openOwnSeededDb('migrations');
   try {
     const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
@@ -14,6 +14,15 @@ test('the eight newest migrations go down (directory_state.changes_pruned_throug
     expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
+    // SCIM's three: audit_events.actor_token_id, users.external_id (with its unique key) and deprovisioned_at, api_tokens
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasColumn('audit_events', 'actor_token_id')).toBe(false);
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasColumn('users', 'external_id')).toBe(false);
+    expect(await db.schema.hasColumn('users', 'deprovisioned_at')).toBe(false);
+    expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasTable('api_tokens')).toBe(false);
     // the newest first (directory_state.changes_pruned_through, contact_changes), then
     // users.change_version, contact_search_backlog, read_versions, audit_events,
     // directory_state.search_version, role_permission_names
@@ -51,6 +60,9 @@ test('the eight newest migrations go down (directory_state.changes_pruned_throug
     expect(await db.schema.hasColumn('users', 'change_version')).toBe(true);
     expect(await db.schema.hasTable('contact_changes')).toBe(true);
     expect(await db('directory_state').where({ id: 1 }).first('changes_pruned_through')).toEqual({ changes_pruned_through: 0 });
+    expect(await db.schema.hasTable('api_tokens')).toBe(true);
+    expect(await db.schema.hasColumn('users', 'external_id')).toBe(true);
+    expect(await db.schema.hasColumn('audit_events', 'actor_token_id')).toBe(true);
   } finally {
     await done();
   }
