@@ -23,6 +23,8 @@ const MODULE_DEPENDENCIES = {
   accounts: ['access', 'audit', 'contacts', 'security', 'reference'],
   transfer: ['access', 'audit', 'contacts', 'reference'],
   webhooks: ['access', 'audit', 'contacts'],
+  'api-tokens': ['access', 'audit'],
+  scim: ['access', 'audit', 'contacts', 'reference', 'api-tokens'],
 };
 
 // The application's outer shell: it wires modules together, so modules and lib must not import it.

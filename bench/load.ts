@@ -108,9 +108,9 @@ export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{
 export interface Scenario {
   name: string;
   target: string;
-  method?: 'GET' | 'PUT';
+  method?: 'GET' | 'PUT' | 'PATCH';
   /** a fresh path (and body, and method when the scenario mixes them) per request */
-  next: () => { path: string; body?: string; method?: 'GET' | 'PUT' };
+  next: () => { path: string; body?: string; method?: 'GET' | 'PUT' | 'PATCH' };
   /** connections of its own (the bench's --connections otherwise) */
   connections?: number;
   /** send the ETag of a first GET of the path as If-None-Match on every request (a 304 is the answer) */
@@ -174,7 +174,7 @@ export async function firstRequest(url: string, scenario: Scenario, token: strin
   const started = performance.now();
   const res = await fetch(`${url}${p}`, {
     method: method ?? scenario.method ?? 'GET',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...scenario.headers },
     body,
     signal: AbortSignal.timeout(300_000),
   });

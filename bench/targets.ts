@@ -12,6 +12,9 @@ export interface Targets {
   moveLeaves: number[];
   moveParents: number[];
   failedLogins: number;
+  /** SCIM's Users: contacts of organization 1 (the bench's SCIM token's), by e-mail and by id */
+  scimEmails: string[];
+  scimIds: number[];
 }
 
 /**
@@ -56,7 +59,10 @@ export async function pickTargets(db: Db): Promise<Targets> {
     return field.slice(start, start + length).trim();
   }).filter((term) => Array.from(term).length >= 2);
   const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
+  const scim = await db('users').whereIn('id', contactIds).where({ organization_id: 1 }).select('id', 'email');
   return {
+    scimEmails: scim.map((r) => String(r.email)),
+    scimIds: scim.map((r) => Number(r.id)),
     contactIds,
     deepPage: Math.max(1, Math.floor(active / 200)),
     searchTerms,

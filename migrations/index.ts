@@ -16,7 +16,10 @@ import * as searchBacklog from './20261125000300_create_contact_search_backlog';
 import * as changeVersion from './20261126000100_users_change_version';
 import * as contactChanges from './20261127000100_create_contact_changes';
 import * as changesPrunedThrough from './20261127000200_directory_changes_pruned_through';
-import * as webhooks from './20261128000100_create_webhooks';
+import * as apiTokens from './20261128000100_create_api_tokens';
+import * as usersExternalId from './20261128000200_users_external_id';
+import * as auditActorToken from './20261128000300_audit_actor_token';
+import * as webhooks from './20261128000400_create_webhooks';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,7 +49,10 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261126000100_users_change_version', changeVersion],
   ['20261127000100_create_contact_changes', contactChanges],
   ['20261127000200_directory_changes_pruned_through', changesPrunedThrough],
-  ['20261128000100_create_webhooks', webhooks],
+  ['20261128000100_create_api_tokens', apiTokens],
+  ['20261128000200_users_external_id', usersExternalId],
+  ['20261128000300_audit_actor_token', auditActorToken],
+  ['20261128000400_create_webhooks', webhooks],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

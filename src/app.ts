@@ -37,6 +37,8 @@ import { referenceRouter, ReferenceService, RolesService } from './modules/refer
 import { securityRouter, SecurityService } from './modules/security';
 import { DirectoryExport, DirectoryImport, transferRouter } from './modules/transfer';
 import { WebhookDispatcher, WebhooksService, webhooksRouter } from './modules/webhooks';
+import { ApiTokens, apiTokensRouter } from './modules/api-tokens';
+import { scimRouter, ScimUsers } from './modules/scim';
 import { openApiRouter } from './openapi/openapi.router';
 
 export interface AppDeps {
@@ -122,6 +124,8 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
     audit: new AuditLog({ db, contactExists: (id) => contactExists(db, id) }),
     security: new SecurityService({ db, summaryCacheMs: config.securitySummaryCacheMs }),
     reference: { reference: new ReferenceService({ db, audit }), roles: new RolesService({ db, audit }) },
+    apiTokens: new ApiTokens({ db, audit }),
+    scim: new ScimUsers({ db, writes }),
     transfer: {
       importer: new DirectoryImport({ db, passwords, maxRows: config.importLimits.maxRows, writes }),
       exporter: new DirectoryExport({ db }),
@@ -194,6 +198,9 @@ export function createApp(deps: AppDeps): Express {
   });
 
   app.use('/api', limiters.api);
+  app.use('/scim', limiters.api);
+  // SCIM has its own body types (application/scim+json), errors and discovery documents
+  app.use('/scim/v2', scimRouter({ db, users: services.scim, logger, bodyLimit: config.bodyLimit }));
   app.use('/api', openApiRouter());
   app.use(express.json({ limit: config.bodyLimit }));
   // every JSON body of this API is an object: an array is the wrong shape (docs/api.md, The whole API)
@@ -205,6 +212,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use('/api/auth', accountsRouter(services.accounts, { authenticate: requireAuth, loginLimiters: limiters.login }));
   app.use('/api', auditRouter(services.audit, requireAuth));
+  app.use('/api', apiTokensRouter(services.apiTokens, requireAuth));
   // before the contacts router, whose /:id would take /export
   app.use('/api/contacts', transferRouter(services.transfer, requireAuth));
   app.use('/api/contacts', contactsRouter(services.contacts, requireAuth));

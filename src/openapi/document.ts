@@ -9,6 +9,7 @@ import { auditPaths, auditSchemas } from './paths/audit';
 import { securityPaths, securitySchemas } from './paths/security';
 import { transferPaths } from './paths/transfer';
 import { webhookPaths, webhookSchemas } from './paths/webhooks';
+import { apiTokenPaths, apiTokenSchemas } from './paths/api-tokens';
 
 /**
  * The OpenAPI 3.1 document of the whole service, built from the same constants the code uses.
@@ -40,6 +41,7 @@ export function openApiDocument() {
       { name: 'Audit' },
       { name: 'Reference data' },
       { name: 'Webhooks' },
+      { name: 'API tokens' },
     ],
     paths: {
       ...healthPaths,
@@ -52,6 +54,7 @@ export function openApiDocument() {
       ...auditPaths,
       ...referencePaths,
       ...webhookPaths,
+      ...apiTokenPaths,
     },
     components: {
       securitySchemes: {
@@ -68,6 +71,7 @@ export function openApiDocument() {
         ...securitySchemas,
         ...auditSchemas,
         ...webhookSchemas,
+        ...apiTokenSchemas,
         ...referenceSchemas,
       },
     },

@@ -8,6 +8,8 @@ export interface AuditEvent {
   at: string;
   actor_id: number | null;
   actor_role: string | null;
+  /** the API token that made the change (SCIM), else null */
+  actor_token_id: number | null;
   organization_id: number | null;
   action: string;
   target_type: string;

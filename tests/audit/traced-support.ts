@@ -71,6 +71,7 @@ export function entryOf(
     at: expect.stringMatching(ISO_MS),
     actor_id: entry.actor.id,
     actor_role: entry.actor.role,
+    actor_token_id: null,
     organization_id: entry.organization_id,
     action: entry.action,
     target_type: entry.target.type,

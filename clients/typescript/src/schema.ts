@@ -1482,6 +1482,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API tokens not revoked, newest first
+         * @description An Admin sees the own organization's; a Super_admin every organization's, or one (`organization_id`).
+         *
+         *     Roles: Super_admin, Admin. Permission `contacts.create + contacts.update`.
+         */
+        get: operations["listApiTokens"];
+        put?: never;
+        /**
+         * Create an API token (its secret is answered once)
+         * @description An Admin creates tokens of the own organization (another `organization_id` is 403); a Super_admin of any (the own by default). Only the SHA-256 of the secret is kept.
+         *
+         *     Roles: Super_admin, Admin. Permission `contacts.create + contacts.update`.
+         */
+        post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token: its next use is 401, on every instance
+         * @description Another organization's token is 404 for an Admin.
+         *
+         *     Roles: Super_admin, Admin. Permission `contacts.create + contacts.update`.
+         */
+        delete: operations["revokeApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1970,6 +2020,7 @@ export interface components {
             at: string;
             actor_id: number | null;
             actor_role: string | null;
+            actor_token_id: number | null;
             organization_id: number | null;
             /**
              * @description `<target_type>.<verb>`
@@ -1980,7 +2031,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            target_type: "contact" | "role" | "unit" | "department" | "designation" | "rank" | "organization" | "country" | "division" | "district" | "thana" | "webhook";
+            target_type: "contact" | "role" | "unit" | "department" | "designation" | "rank" | "organization" | "country" | "division" | "district" | "thana" | "webhook" | "api_token";
             target_id: number | null;
             /** @description `{field: [before, after]}` for the fields that changed; never a password, hash, token or secret */
             changes: {
@@ -2035,6 +2086,26 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             attempt_log: components["schemas"]["WebhookAttempt"][];
+        };
+        ApiToken: {
+            id: number;
+            name: string;
+            scopes: "scim"[];
+            organization_id: number;
+            /** @description the first characters of the secret, to tell tokens apart */
+            prefix: string;
+            /** @description what users the identity provider creates without a unit, department, designation or rank get */
+            scim_defaults: {
+                unit_id?: number;
+                department_id?: number | null;
+                designation_id?: number;
+                rank_id?: number | null;
+            };
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            expires_at: string | null;
+            last_used_at: string | null;
         };
         Unit: {
             id: number;
@@ -11058,7 +11129,7 @@ export interface operations {
                 action?: string;
                 /** @description who made the change */
                 actor_id?: number;
-                target_type?: "contact" | "role" | "unit" | "department" | "designation" | "rank" | "organization" | "country" | "division" | "district" | "thana" | "webhook";
+                target_type?: "contact" | "role" | "unit" | "department" | "designation" | "rank" | "organization" | "country" | "division" | "district" | "thana" | "webhook" | "api_token";
                 /** @description with `target_type`: the entries about that record, bulk changes included */
                 target_id?: number;
                 /** @description obeyed with `audit.read_all` only */
@@ -11089,6 +11160,7 @@ export interface operations {
                      *             "at": "2026-03-14T09:31:05.002Z",
                      *             "actor_id": 17,
                      *             "actor_role": "Admin",
+                     *             "actor_token_id": null,
                      *             "organization_id": 1,
                      *             "action": "contact.move",
                      *             "target_type": "contact",
@@ -11247,6 +11319,7 @@ export interface operations {
                      *             "at": "2026-03-14T09:31:05.002Z",
                      *             "actor_id": 17,
                      *             "actor_role": "Admin",
+                     *             "actor_token_id": null,
                      *             "organization_id": 1,
                      *             "action": "contact.move",
                      *             "target_type": "contact",
@@ -17381,6 +17454,444 @@ export interface operations {
                         status: "error";
                         /** @constant */
                         message: "Webhook not found";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    listApiTokens: {
+        parameters: {
+            query?: {
+                /** @description obeyed for a Super_admin only */
+                organization_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "API tokens retrieved successfully",
+                     *       "data": {
+                     *         "api_tokens": [
+                     *           {
+                     *             "id": 7,
+                     *             "name": "Entra ID provisioning",
+                     *             "scopes": [
+                     *               "scim"
+                     *             ],
+                     *             "organization_id": 1,
+                     *             "prefix": "dst_Qm9vZ3xh",
+                     *             "scim_defaults": {
+                     *               "unit_id": 3,
+                     *               "designation_id": 12
+                     *             },
+                     *             "created_by": 2,
+                     *             "created_at": "2026-03-14T09:31:05.002Z",
+                     *             "expires_at": "2027-06-30T00:00:00.000Z",
+                     *             "last_used_at": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "API tokens retrieved successfully";
+                        data: {
+                            api_tokens: components["schemas"]["ApiToken"][];
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    createApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Entra ID provisioning",
+                 *       "scopes": [
+                 *         "scim"
+                 *       ],
+                 *       "expires_at": "2027-06-30T00:00:00.000Z",
+                 *       "scim_defaults": {
+                 *         "unit_id": 3,
+                 *         "designation_id": 12
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    scopes: "scim"[];
+                    expires_at?: string | null;
+                    organization_id?: number;
+                    scim_defaults?: {
+                        unit_id?: number;
+                        department_id?: number | null;
+                        designation_id?: number;
+                        rank_id?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "API token created; its secret is shown only now",
+                     *       "data": {
+                     *         "token": "dst_Qm9vZ3xhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDEyMzQ1Njc",
+                     *         "api_token": {
+                     *           "id": 7,
+                     *           "name": "Entra ID provisioning",
+                     *           "scopes": [
+                     *             "scim"
+                     *           ],
+                     *           "organization_id": 1,
+                     *           "prefix": "dst_Qm9vZ3xh",
+                     *           "scim_defaults": {
+                     *             "unit_id": 3,
+                     *             "designation_id": 12
+                     *           },
+                     *           "created_by": 2,
+                     *           "created_at": "2026-03-14T09:31:05.002Z",
+                     *           "expires_at": "2027-06-30T00:00:00.000Z",
+                     *           "last_used_at": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "API token created; its secret is shown only now";
+                        data: {
+                            token: string;
+                            api_token: components["schemas"]["ApiToken"];
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission, or an Admin named another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @enum {string} */
+                        message: "Insufficient permissions" | "An Admin makes tokens of the own organization only";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Body over BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Request body too large";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description A charset other than UTF-8 (utf-*), or a Content-Encoding other than identity, gzip, deflate and br */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Unsupported content encoding or charset";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Over a rate limit (with RateLimit and Retry-After headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure, without internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Internal server error";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description The database cannot be reached now (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Service unavailable";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+        };
+    };
+    revokeApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a positive integer */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "API token revoked",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        message: "API token revoked";
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The role lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "Insufficient permissions";
+                        errors?: components["schemas"]["FieldErrors"];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        status: "error";
+                        /** @constant */
+                        message: "API token not found";
                         errors?: components["schemas"]["FieldErrors"];
                     };
                 };

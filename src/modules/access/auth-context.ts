@@ -12,6 +12,11 @@ export interface AuthContext {
   serviceNo: string;
   permissions: ReadonlySet<string>;
   /**
+   * Set when the caller is an API token rather than a signed-in user (the api-tokens module):
+   * it acts as an Admin of its organization, userId is 0, and the audit trail names the token.
+   */
+  apiTokenId?: number;
+  /**
    * The versions of what reads show, read with the session (one round trip): what a
    * conditional read's ETag is made of (conditionalRead). Read before the request's own reads,
    * so an ETag may be older than the body it comes with, never newer.

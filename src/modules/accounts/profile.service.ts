@@ -13,6 +13,8 @@ export type ProfileChanges = Pick<
 const TAKEN: Record<UniqueField, string> = {
   email: 'Email is already in use by another user',
   service_no: 'Service number is already in use by another user',
+  // only SCIM writes an external id; the map is total so every field has its words
+  external_id: 'External id is already in use by another user',
 };
 
 /** The signed-in user's own profile (docs/api.md, Sign-in, tokens and profile). */

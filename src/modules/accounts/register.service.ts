@@ -29,6 +29,7 @@ const DEFAULT_ROLE = 'User';
 const TAKEN: Record<UniqueField, string> = {
   email: 'User with this email already exists',
   service_no: 'User with this service number already exists',
+  external_id: 'User with this external id already exists',
 };
 
 /** Registration by an administrator (docs/api.md, Sign-in, tokens and profile): a contact created by names, through the contacts' writer. */

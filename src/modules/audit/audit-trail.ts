@@ -40,7 +40,9 @@ export class AuditTrail {
     const changes = Object.fromEntries(Object.entries(entry.changes ?? {}).filter(([field]) => !isSecretField(field)));
     const [id] = await trx('audit_events').insert({
       at: new Date(),
-      actor_id: actor.userId,
+      // an API token is an actor of its own kind: no user made the change
+      actor_id: actor.apiTokenId === undefined ? actor.userId : null,
+      actor_token_id: actor.apiTokenId ?? null,
       actor_role: actor.roleName,
       organization_id: entry.organizationId === undefined ? actor.organizationId : entry.organizationId,
       action: entry.action,

@@ -57,6 +57,7 @@ function toEvent(row: Record<string, unknown>) {
     at: toIsoRequired(row.at),
     actor_id: nullableNumber(row.actor_id),
     actor_role: row.actor_role ?? null,
+    actor_token_id: nullableNumber(row.actor_token_id),
     organization_id: nullableNumber(row.organization_id),
     action: row.action,
     target_type: row.target_type,

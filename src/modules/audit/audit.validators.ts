@@ -6,7 +6,7 @@ export const AUDIT_PAGE = { defaultLimit: 50, maxLimit: 500 };
 
 /** What an entry can be about: the `target_type` of every action (docs/audit.md, What is recorded). */
 export const TARGET_TYPES = [
-  'contact', 'role', 'unit', 'department', 'designation', 'rank', 'organization', 'country', 'division', 'district', 'thana', 'webhook',
+  'contact', 'role', 'unit', 'department', 'designation', 'rank', 'organization', 'country', 'division', 'district', 'thana', 'webhook', 'api_token',
 ] as const;
 
 const pageRules = [...paginationRules(AUDIT_PAGE.maxLimit), ...timeRules, stringRule(query('action'), 'action', { max: 64 })];

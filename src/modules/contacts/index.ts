@@ -46,3 +46,6 @@ export type { ParentRef as ContactParent, PlannedChange, RuleFailure } from './w
 export { insertContact, type ContactChanges, type ContactInsert } from './data/contact.writer';
 export { markSignedIn, revokeTokensOfRole, setPassword } from './data/account.writer';
 export { changeDirectory, type UniqueField } from './data/uniqueness';
+export { accountsPage, deprovisionedAccountId, findAccount, type AccountRecord } from './data/accounts.queries';
+export type { AccountCompare, AccountCondition, AccountFilterField } from './domain/account-filter';
+export type { TakenWords } from './write/contact-rules';

@@ -35,6 +35,8 @@ export interface ContactInsert {
   sub_branch?: string | null;
   avatar?: string | null;
   status?: string;
+  /** what an identity provider knows the contact by (SCIM externalId), unique within the organization */
+  external_id?: string | null;
 }
 
 export type ContactChanges = Partial<Omit<ContactInsert, 'password_hash'>>;
@@ -219,4 +221,26 @@ export async function moveContacts(
 ): Promise<void> {
   noteChanges(trx, 'moved', contacts.filter((c) => c.parent_id !== parentId));
   await new TreeOrder(trx).moveSubtrees(contacts.map((c) => c.id), parentId);
+}
+
+/**
+ * Makes a deactivated contact active again (SCIM's `active: true`), where it was in the tree
+ * when its parent is still an active contact of its unit, else at the top: a contact that a
+ * delete left without its parent is not put back under it. The caller then checks and applies
+ * the change that came with it.
+ */
+export async function reactivateContact(trx: Knex.Transaction, current: UserRow): Promise<UserRow> {
+  const parent = current.parent_id === null ? null : await trx('users').where({ id: current.parent_id }).first('is_active', 'unit_id', 'organization_id');
+  const keepsParent = parent && Number(parent.is_active) && Number(parent.unit_id) === current.unit_id && Number(parent.organization_id) === current.organization_id;
+  const updatedAt = new Date(Math.max(Date.now(), Date.parse(current.updated_at) + 1));
+  await trx('users').where({ id: current.id }).update({ is_active: true, deprovisioned_at: null, updated_at: updatedAt, change_version: changeStamp(trx) });
+  noteChanges(trx, 'created', [{ id: current.id, organization_id: current.organization_id }]);
+  await markSearchChanged(trx);
+  if (!keepsParent && current.parent_id !== null) await new TreeOrder(trx).moveSubtrees([current.id], null);
+  return { ...current, is_active: true, parent_id: keepsParent ? current.parent_id : null, updated_at: updatedAt.toISOString() };
+}
+
+/** Marks contacts as deleted by their identity provider (SCIM DELETE): no longer SCIM resources. */
+export async function markDeprovisioned(trx: Knex.Transaction, id: number): Promise<void> {
+  await trx('users').where({ id }).update({ deprovisioned_at: new Date() });
 }

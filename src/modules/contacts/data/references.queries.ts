@@ -12,3 +12,12 @@ export async function referencedRows(trx: Knex.Transaction, table: string, ids: 
   }
   return rows;
 }
+
+/** The contacts of `organizationId` that hold one of `externalIds` (SCIM externalId), by that id. */
+export async function externalIdHolders(trx: Knex.Transaction, organizationId: number, externalIds: string[]): Promise<Map<string, number>> {
+  const holders = new Map<string, number>();
+  for (const chunk of chunks(externalIds, 1000)) {
+    for (const r of await trx('users').where({ organization_id: organizationId }).whereIn('external_id', chunk).select('id', 'external_id')) holders.set(String(r.external_id), Number(r.id));
+  }
+  return holders;
+}

@@ -3,7 +3,7 @@ import { isUniqueViolation, type Db, type Queryable } from '../../../lib/db';
 import type { AppError } from '../../../lib/errors';
 import { lockedChange, type ChangeOptions } from './tree/change-queue';
 
-export type UniqueField = 'email' | 'service_no';
+export type UniqueField = 'email' | 'service_no' | 'external_id';
 
 /**
  * The e-mail and service number a change writes, with the contact it may keep them on, and how

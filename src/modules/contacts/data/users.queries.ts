@@ -147,6 +147,7 @@ export interface UserRow {
   organization_id: number;
   is_active: boolean;
   token_version: number;
+  external_id: string | null;
   /** ISO 8601: what an If-Match is compared with (contactRowTag) */
   updated_at: string;
 }
@@ -167,7 +168,7 @@ export async function findUserRows(
       .whereIn(by, chunk)
       .select(
         'id', 'name', 'email', 'service_no', 'phone', 'mobile', 'alternative_mobile', 'unit_id', 'department_id',
-        'designation_id', 'rank_id', 'branch', 'sub_branch', 'avatar', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version', 'updated_at',
+        'designation_id', 'rank_id', 'branch', 'sub_branch', 'avatar', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version', 'external_id', 'updated_at',
       );
     for (const row of found) {
       rows.push({
@@ -182,6 +183,7 @@ export async function findUserRows(
         organization_id: Number(row.organization_id),
         is_active: Boolean(Number(row.is_active)),
         token_version: Number(row.token_version),
+        external_id: row.external_id ?? null,
         updated_at: toIsoRequired(row.updated_at),
       });
     }

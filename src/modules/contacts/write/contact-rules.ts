@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type AppError, type FieldError } from '../../../lib/errors';
 import { assertRoleWithinReach, reachesEveryOrganization, type AuthContext } from '../../access';
 import { findUserRows } from '../data/users.queries';
-import { referencedRows } from '../data/references.queries';
+import { externalIdHolders, referencedRows } from '../data/references.queries';
 import { subjectsOf, type ContactBatch, type RuleFailure, type Subject } from './contact-change';
 import type { ContactChanges } from '../data/contact.writer';
 import { checkParents } from './parent-rules';
@@ -138,6 +138,20 @@ async function checkTaken(trx: Knex.Transaction, subjects: Subject[], taken: Tak
     const other = (holder: number | undefined) => holder !== undefined && holder !== s.id;
     if (other(emailHolder) && !(s.id === null && emailHolder === snHolder)) failures.push({ ref: s.ref, code: 'taken', error: taken('email') });
     if (other(snHolder)) failures.push({ ref: s.ref, code: 'taken', error: taken('service_no') });
+  }
+  await checkExternalIds(trx, subjects, taken, failures);
+}
+
+/** An identity provider's id (SCIM externalId) names one contact of an organization. */
+async function checkExternalIds(trx: Knex.Transaction, subjects: Subject[], taken: TakenWords, failures: RuleFailure[]): Promise<void> {
+  const given = subjects.filter((s) => typeof s.given.external_id === 'string' && s.organizationId !== undefined);
+  for (const organizationId of new Set(given.map((s) => s.organizationId!))) {
+    const mine = given.filter((s) => s.organizationId === organizationId);
+    const holders = await externalIdHolders(trx, organizationId, mine.map((s) => s.given.external_id!));
+    for (const s of mine) {
+      const holder = holders.get(s.given.external_id!);
+      if (holder !== undefined && holder !== s.id) failures.push({ ref: s.ref, code: 'taken', error: taken('external_id') });
+    }
   }
 }
 

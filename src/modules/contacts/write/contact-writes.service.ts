@@ -14,6 +14,7 @@ import { checkContacts, CONTACT_TAKEN, outsideOrganization, throwFirst, type Tak
 import { byOrganization, changeMany, type BatchOptions, type BatchPlan, type BatchResult } from './contact-batch';
 import type { SearchBacklog } from '../data/backlog';
 import { changeDirectory, type UniqueClaim } from '../data/uniqueness';
+import { deactivate, reactivate } from './lifecycle';
 
 export type CreateContactInput = Omit<ContactInsert, 'password_hash' | 'organization_id' | 'branch' | 'sub_branch'> & {
   password?: string;
@@ -205,6 +206,12 @@ export class ContactWrites {
     if (result.written && result.written.created.size > 0) this.backlog.schedule();
     return result;
   }
+
+  /** A change that may also reactivate the contact (SCIM `active: true`), and a deactivation by its identity provider (SCIM `active: false`, DELETE): write/lifecycle.ts. */
+  reactivate(id: number, changes: ContactChanges, actor: Actor, options: { taken: TakenWords; preconditions?: Preconditions; revive?: boolean }): Promise<void> {
+    return reactivate(this.db, this.audit, { id, changes, actor, taken: options.taken, preconditions: options.preconditions ?? UNCONDITIONAL, revive: options.revive });
+  }
+  deactivate = (id: number, actor: Actor, options: { deprovision: boolean; preconditions?: Preconditions }): Promise<void> => deactivate(this.db, this.audit, { id, actor, deprovision: options.deprovision, preconditions: options.preconditions ?? UNCONDITIONAL });
 
   /** Admin password reset (docs/api.md): records `admin_reset` and revokes the contact's tokens. */
   async resetPassword(id: number, newPassword: string, actor: Actor, preconditions: Preconditions = UNCONDITIONAL): Promise<void> {
