@@ -1,42 +1,85 @@
 import type { Knex } from 'knex';
 import { findUserRows, type UserRow } from '../contacts';
-import type { ImportRow, Resolved } from './import.rows';
+import type { KeyTable } from './key-table';
+import type { FileRows, ParentRef } from './import.rows';
 
 /**
  * Each row's parent, from its parent service number: another row of the file (in any order) or
  * a contact of the directory. A number that names neither is an error of the row; whether the
  * parent may take the contact (active, the same unit, no cycle) is the contacts' writer's rule.
+ * Kept as numbers by row index (Parents), and made a ParentRef only when the row's change is.
  */
-export async function resolveParents(
-  trx: Knex.Transaction,
-  resolved: Resolved[],
-  bySn: ReadonlyMap<string, Resolved>,
-  existing: ReadonlyMap<string, UserRow>,
-  fail: (r: ImportRow, field: string, message: string) => void,
-): Promise<void> {
-  const outside = new Set<string>();
-  for (const r of resolved) {
-    const p = r.input.values.parent_service_no;
-    if (p && !bySn.has(p) && !existing.has(p)) outside.add(p);
-  }
-  const directory = new Map(existing);
-  for (const u of await findUserRows(trx, [...outside], 'service_no')) directory.set(u.service_no, u);
 
-  for (const r of resolved) {
-    const p = r.input.values.parent_service_no;
-    if (p === undefined) {
-      if (!r.current) r.parent = null;
-      continue;
+/** kinds of parent; 0: none given, the contact stays where it is */
+const ROOT = 1;
+const CONTACT = 2;
+const ROW = 3;
+
+export class Parents {
+  private readonly kind: Uint8Array;
+  private readonly id: Int32Array;
+
+  constructor(count: number) {
+    this.kind = new Uint8Array(count);
+    this.id = new Int32Array(count);
+  }
+
+  /**
+   * Finds the parents of the rows `slice` (indexes of rows that hold their service numbers,
+   * `sns`), those outside the file by one query at most. `current`: the contacts that rows
+   * of the file change (upsert), by row index.
+   */
+  async resolve(
+    trx: Knex.Transaction,
+    rows: FileRows,
+    slice: ArrayLike<number>,
+    sns: KeyTable,
+    current: ReadonlyMap<number, UserRow>,
+    fail: (row: number, field: string, message: string) => void,
+  ): Promise<void> {
+    const outside = new Set<string>();
+    for (let k = 0; k < slice.length; k++) {
+      const p = rows.values(slice[k]).parent_service_no;
+      if (p && sns.get(p) === undefined) outside.add(p);
     }
-    if (p === null) {
-      r.parent = null;
-      continue;
+    const directory = new Map<string, number>();
+    for (const u of await findUserRows(trx, [...outside], 'service_no')) directory.set(u.service_no, u.id);
+
+    for (let k = 0; k < slice.length; k++) {
+      const i = slice[k];
+      const p = rows.values(i).parent_service_no;
+      if (p === undefined) {
+        if (!current.has(i)) this.kind[i] = ROOT;
+        continue;
+      }
+      if (p === null) {
+        this.kind[i] = ROOT;
+        continue;
+      }
+      const inFile = sns.get(p);
+      // a contact of the directory that the file also holds may change: it is placed as a row is
+      if (inFile !== undefined) this.set(i, current.has(inFile) ? CONTACT : ROW, current.get(inFile)?.id ?? 0);
+      else if (directory.has(p)) this.set(i, CONTACT, directory.get(p)!);
+      else fail(rows.row(i), 'parent_service_no', `Parent contact not found: ${p}`);
     }
-    const inFile = bySn.get(p);
-    // a contact of the directory that the file also holds may change: it is placed as a row is
-    if (inFile?.current) r.parent = { id: inFile.current.id };
-    else if (inFile) r.parent = { serviceNo: p };
-    else if (directory.has(p)) r.parent = { id: directory.get(p)!.id };
-    else fail(r.input, 'parent_service_no', `Parent contact not found: ${p}`);
+  }
+
+  private set(i: number, kind: number, id: number): void {
+    this.kind[i] = kind;
+    this.id[i] = id;
+  }
+
+  /** Row i's parent (`parentServiceNo`: its cell): undefined where the contact stays where it is. */
+  of(i: number, parentServiceNo: string | null | undefined): ParentRef | undefined {
+    switch (this.kind[i]) {
+      case ROOT:
+        return null;
+      case CONTACT:
+        return { id: this.id[i] };
+      case ROW:
+        return { serviceNo: parentServiceNo! };
+      default:
+        return undefined;
+    }
   }
 }

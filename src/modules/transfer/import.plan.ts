@@ -3,8 +3,9 @@ import { TimeSlices } from '../../lib/yield';
 import type { AuthContext } from '../access';
 import { findUserRows, type BatchCreate, type ContactChanges, type PlannedChange, type UserRow } from '../contacts';
 import { ReferenceLookup } from '../reference';
-import { resolveParents } from './import.parents';
-import { REQUIRED_TO_CREATE, type ImportRow, type ParentRef, type Resolved, type RowError } from './import.rows';
+import { Parents } from './import.parents';
+import { REQUIRED_TO_CREATE, type FileRows, type ParentRef, type RowError, type RowValues } from './import.rows';
+import { KeyTable } from './key-table';
 
 export type ImportMode = 'create' | 'upsert';
 
@@ -25,108 +26,116 @@ export interface Plan {
 const TAKEN = 'Service number or email already exists';
 const TEXT_FIELDS = ['name', 'email', 'phone', 'mobile', 'alternative_mobile', 'status'] as const;
 const CLEARABLE = new Set<string>(['mobile', 'alternative_mobile']);
-/** Rows whose parents are found by one call of resolveParents (some 3 ms): one query at most for those outside the file. */
+/** Rows whose parents are found by one call of Parents.resolve (some 3 ms): one query at most for those outside the file. */
 const PARENTS_AT_ONCE = 2000;
+/** Service numbers looked up in the directory by one query. */
+const EXISTING_AT_ONCE = 1000;
 
 /**
  * Maps every row of a file to a change of the directory, inside the import's transaction (which
  * holds the directory lock): names to ids, service numbers to the contacts they name, and the
  * file's own rules (one row per service number and e-mail, the columns a new contact needs, the
  * mode). The rules of a contact (reach, uniqueness, parents) are the writer's. Nothing is written here.
+ * The passes keep numbers by row index, not objects: a row's values are read from the sheet
+ * again by each pass (FileRows), and its change is made by the last (toWrites).
  * Each pass over the rows yields to the event loop every few milliseconds: for 100,000 rows
  * they take some 0.4 s together, which other requests would otherwise wait for.
  */
-export async function planImport(trx: Knex.Transaction, rows: ImportRow[], mode: ImportMode, actor: AuthContext): Promise<Plan> {
+export async function planImport(trx: Knex.Transaction, rows: FileRows, mode: ImportMode, actor: AuthContext): Promise<Plan> {
   const errors: RowError[] = [];
-  const fail = (r: ImportRow, field: string, message: string) => errors.push({ row: r.row, field, message });
+  const fail = (row: number, field: string, message: string) => errors.push({ row, field, message });
   const lookup = await ReferenceLookup.load(trx);
   const slices = new TimeSlices();
 
   // one row per service number and per e-mail
-  const bySn = new Map<string, Resolved>();
-  const emailRow = new Map<string, number>();
-  const resolved: Resolved[] = [];
-  for (const input of rows) {
-    const sn = input.values.service_no;
+  const sns = new KeyTable(rows.length, (i) => rows.values(i).service_no);
+  const emails = new KeyTable(rows.length, (i) => rows.values(i).email);
+  const kept: number[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const [row, v] = [rows.row(i), rows.values(i)];
+    const sn = v.service_no;
     if (!sn) {
-      fail(input, 'service_no', 'Service number is required');
+      fail(row, 'service_no', 'Service number is required');
       continue;
     }
-    const other = bySn.get(sn);
-    if (other) {
-      fail(input, 'service_no', `Service number ${sn} is also on row ${other.input.row}`);
+    const other = sns.get(sn);
+    if (other !== undefined) {
+      fail(row, 'service_no', `Service number ${sn} is also on row ${rows.row(other)}`);
       continue;
     }
-    const email = input.values.email;
+    const email = v.email;
     if (email) {
-      if (emailRow.has(email)) fail(input, 'email', `Email ${email} is also on row ${emailRow.get(email)}`);
-      else emailRow.set(email, input.row);
+      const holder = emails.get(email);
+      if (holder !== undefined) fail(row, 'email', `Email ${email} is also on row ${rows.row(holder)}`);
+      else emails.add(email, i);
     }
-    const r: Resolved = { input, serviceNo: sn, fields: {} };
-    bySn.set(sn, r);
-    resolved.push(r);
+    sns.add(sn, i);
+    kept.push(i);
     if (slices.due()) await slices.pause();
   }
+  const resolved = Int32Array.from(kept);
+  kept.length = 0;
 
-  const existing = new Map((await findUserRows(trx, [...bySn.keys()], 'service_no')).map((u) => [u.service_no, u]));
+  // the contacts the rows name, a thousand service numbers a query: in an upsert, an active one is the row's `current`
+  const found = new Uint8Array(rows.length);
+  const current = new Map<number, UserRow>();
+  for (let at = 0; at < resolved.length; at += EXISTING_AT_ONCE) {
+    const slice = resolved.subarray(at, at + EXISTING_AT_ONCE);
+    for (const u of await findUserRows(trx, Array.from(slice, (i) => rows.values(i).service_no!), 'service_no')) {
+      const i = sns.get(u.service_no);
+      if (i === undefined) continue;
+      found[i] = 1;
+      if (mode === 'upsert' && u.is_active) current.set(i, u);
+    }
+  }
 
-  for (const r of resolved) {
-    const { input } = r;
-    const v = input.values;
-    const current = existing.get(r.serviceNo);
-    if (current) {
-      if (mode === 'create') fail(input, 'service_no', TAKEN);
-      else if (!current.is_active) fail(input, 'service_no', 'This service number belongs to a deactivated contact');
-      else r.current = current;
-      if (v.password) fail(input, 'password', 'An import sets the password of new contacts only; reset an existing contact\'s password instead');
+  for (const i of resolved) {
+    const [row, v] = [rows.row(i), rows.values(i)];
+    if (found[i]) {
+      if (mode === 'create') fail(row, 'service_no', TAKEN);
+      else if (!current.has(i)) fail(row, 'service_no', 'This service number belongs to a deactivated contact');
+      if (v.password) fail(row, 'password', 'An import sets the password of new contacts only; reset an existing contact\'s password instead');
     } else {
-      for (const [column, message] of REQUIRED_TO_CREATE) if (!v[column]) fail(input, column, message);
+      for (const [column, message] of REQUIRED_TO_CREATE) if (!v[column]) fail(row, column, message);
     }
-    resolveNames(r, lookup, (field, message) => fail(input, field, message));
+    fieldsOf(v, current.get(i), lookup, (field, message) => fail(row, field, message));
     if (slices.due()) await slices.pause();
   }
 
+  const parents = new Parents(rows.length);
   for (let at = 0; at < resolved.length; at += PARENTS_AT_ONCE) {
-    const slice = resolved.slice(at, at + PARENTS_AT_ONCE);
-    // the contacts of the directory that this slice names as parents (resolveParents copies what it is given)
-    const named = new Map<string, UserRow>();
-    for (const r of slice) {
-      const p = r.input.values.parent_service_no;
-      const u = p ? existing.get(p) : undefined;
-      if (u) named.set(p!, u);
-    }
-    await resolveParents(trx, slice, bySn, named, fail);
+    await parents.resolve(trx, rows, resolved.subarray(at, at + PARENTS_AT_ONCE), sns, current, fail);
     await slices.pause();
   }
   const roleName = (name: string) => {
     const id = lookup.role(name);
     return lookup.lists.roles.find((r) => r.id === id)?.name ?? name;
   };
-  return { ...(await toWrites(resolved, actor, slices)), errors, roleName };
+  const planned = { rows, resolved, current, parents, lookup };
+  return { ...(await toWrites(planned, actor, slices)), errors, roleName };
 }
 
-/** Names to ids: every name that matches nothing is an error naming the column and the value. */
-function resolveNames(r: Resolved, lookup: ReferenceLookup, fail: (field: string, message: string) => void): void {
-  const v = r.input.values;
+/** A row's fields, its names as ids: every name that matches nothing is an error naming the column and the value. */
+function fieldsOf(v: RowValues, current: UserRow | undefined, lookup: ReferenceLookup, fail: (field: string, message: string) => void): Partial<ContactChanges> {
   const unknown = (field: string, value: string) => fail(field, `Unknown ${field}: ${value}`);
-  const f = r.fields;
+  const f: Partial<ContactChanges> = {};
   for (const key of TEXT_FIELDS) {
     const value = v[key];
     // an empty cell clears an optional field; a required one keeps its value
     if (value === undefined || (value === null && !CLEARABLE.has(key))) continue;
     f[key] = value as string;
   }
-  r.unitId = r.current?.unit_id;
+  let unitId = current?.unit_id;
   if (v.unit) {
-    r.unitId = lookup.unit(v.unit);
-    if (r.unitId === undefined) unknown('unit', v.unit);
-    else f.unit_id = r.unitId;
+    unitId = lookup.unit(v.unit);
+    if (unitId === undefined) unknown('unit', v.unit);
+    else f.unit_id = unitId;
   }
   if (v.department !== undefined) {
     if (v.department === null) f.department_id = null;
-    else if (r.unitId !== undefined) {
-      const id = lookup.department(r.unitId, v.department);
-      if (id === undefined) fail('department', `Unknown department in unit ${v.unit ?? r.unitId}: ${v.department}`);
+    else if (unitId !== undefined) {
+      const id = lookup.department(unitId, v.department);
+      if (id === undefined) fail('department', `Unknown department in unit ${v.unit ?? unitId}: ${v.department}`);
       else f.department_id = id;
     }
   }
@@ -140,28 +149,43 @@ function resolveNames(r: Resolved, lookup: ReferenceLookup, fail: (field: string
     if (id === undefined) unknown('rank', v.rank!);
     else f.rank_id = id;
   }
-  const role = v.role ?? (r.current ? undefined : 'User');
+  const role = v.role ?? (current ? undefined : 'User');
   if (role) {
     const id = lookup.role(role);
     if (id === undefined) unknown('role', role);
     else f.role_id = id;
   }
+  return f;
 }
 
-/** What the rows write: new contacts, changed contacts with their changes, and how many stay as they are. */
-async function toWrites(resolved: Resolved[], actor: AuthContext, slices: TimeSlices): Promise<Omit<Plan, 'errors' | 'roleName'>> {
+interface Planned {
+  rows: FileRows;
+  resolved: Int32Array;
+  current: ReadonlyMap<number, UserRow>;
+  parents: Parents;
+  lookup: ReferenceLookup;
+}
+
+/**
+ * What the rows write: new contacts, changed contacts with their changes, and how many stay as
+ * they are. Each row's fields are found again from its values (the names were checked above:
+ * a row with an error blocks the write, and its change is what it was then).
+ */
+async function toWrites({ rows, resolved, current, parents, lookup }: Planned, actor: AuthContext, slices: TimeSlices): Promise<Omit<Plan, 'errors' | 'roleName'>> {
   const plan: Omit<Plan, 'errors' | 'roleName'> = { creates: [], changes: [], unchanged: 0 };
-  for (const r of resolved) {
+  const ignore = () => undefined;
+  for (const i of resolved) {
     if (slices.due()) await slices.pause();
-    const v = r.input.values;
-    if (!r.current) {
-      const f = r.fields;
+    const [row, v, now] = [rows.row(i), rows.values(i), current.get(i)];
+    const f = fieldsOf(v, now, lookup, ignore);
+    const parent = parents.of(i, v.parent_service_no);
+    if (!now) {
       plan.creates.push({
-        ref: r.input.row,
+        ref: row,
         password: v.password ?? null,
-        parent: r.parent ?? null,
+        parent: parent ?? null,
         contact: {
-          name: f.name, email: f.email, service_no: r.serviceNo, phone: f.phone ?? null, mobile: f.mobile ?? null,
+          name: f.name, email: f.email, service_no: v.service_no!, phone: f.phone ?? null, mobile: f.mobile ?? null,
           alternative_mobile: f.alternative_mobile ?? null, unit_id: f.unit_id, department_id: f.department_id ?? null,
           designation_id: f.designation_id, rank_id: f.rank_id ?? null, role_id: f.role_id, status: f.status ?? undefined,
           organization_id: actor.organizationId,
@@ -169,10 +193,10 @@ async function toWrites(resolved: Resolved[], actor: AuthContext, slices: TimeSl
       });
       continue;
     }
-    const changes = changedFields(r.current, r.fields);
-    const parentChanged = r.parent !== undefined && !sameParent(r.current, r.parent);
+    const changes = changedFields(now, f);
+    const parentChanged = parent !== undefined && !sameParent(now, parent);
     if (Object.keys(changes).length === 0 && !parentChanged) plan.unchanged++;
-    else plan.changes.push({ ref: r.input.row, current: r.current, changes, parent: parentChanged ? r.parent : undefined });
+    else plan.changes.push({ ref: row, current: now, changes, parent: parentChanged ? parent : undefined });
   }
   return plan;
 }

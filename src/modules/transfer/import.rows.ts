@@ -1,6 +1,6 @@
 import { emailProblem, lengthBetween, lengthMessage, passwordProblem } from '../../lib/http/validate';
 import { TimeSlices } from '../../lib/yield';
-import { CONTACT_TEXT, STATUSES, type ContactChanges, type ContactParent, type UserRow } from '../contacts';
+import { CONTACT_TEXT, STATUSES, type ContactParent } from '../contacts';
 import { unescapeFormula, type Column, type HeaderMap } from './columns';
 import type { Sheet } from './sheet';
 
@@ -12,25 +12,77 @@ export interface RowError {
 }
 
 /**
- * A row's cells by column, trimmed. A column the file has is in `values`, null when its cell is
- * empty ("no value": for an update, it clears an optional field); a column the file lacks is absent.
+ * A row's cells by column, trimmed. A column the file has is in the values, null when its cell
+ * is empty ("no value": for an update, it clears an optional field); a column the file lacks is absent.
  */
-export interface ImportRow {
-  row: number;
-  values: Partial<Record<Column, string | null>>;
-}
+export type RowValues = Partial<Record<Column, string | null>>;
 
 /** Where a row's contact goes: under a contact of the directory, under another row's (by service number), at the top; undefined: where it is. */
 export type ParentRef = ContactParent;
 
-/** A row on its way to a write: its contact (when it exists), unit, fields and parent. */
-export interface Resolved {
-  input: ImportRow;
-  serviceNo: string;
-  current?: UserRow;
-  unitId?: number;
-  fields: Partial<ContactChanges>;
-  parent?: ParentRef;
+/**
+ * The file's rows as the sheet keeps them (sheet-rows.ts: some 130 bytes a row), each decoded
+ * into its values only while a pass needs it: 100,000 rows held as objects of strings took
+ * 57 MiB of heap (docs/performance.md, "An import's memory").
+ */
+export class FileRows {
+  private readonly slotOf: Map<number, number>;
+
+  constructor(
+    private readonly sheet: Sheet,
+    private readonly header: HeaderMap,
+  ) {
+    this.slotOf = new Map(sheet.kept.map((place, slot) => [place, slot]));
+  }
+
+  get length(): number {
+    return this.sheet.rows.length;
+  }
+
+  /** Row i's number in the file. */
+  row(i: number): number {
+    return this.sheet.rows[i];
+  }
+
+  /** The index of the row numbered `row` in the file (rows are kept in the file's order), or -1. */
+  indexOf(row: number): number {
+    const rows = this.sheet.rows;
+    let [lo, hi] = [0, rows.length - 1];
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rows[mid] === row) return mid;
+      if (rows[mid] < row) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Row i's values, the e-mail in lower case. */
+  values(i: number): RowValues {
+    const values = this.raw(i);
+    if (values.email) values.email = values.email.toLowerCase();
+    return values;
+  }
+
+  /** Row i's values as the file has them. */
+  raw(i: number): RowValues {
+    const cells = this.sheet.cellsOf(i);
+    const values: RowValues = {};
+    for (const [column, at] of this.header.positions) {
+      const raw = unescapeFormula((cells[this.slotOf.get(at) ?? -1] ?? '').trim());
+      values[column] = raw === '' ? null : raw;
+    }
+    return values;
+  }
+
+  /** The header places of row i's cells that a workbook holds as numbers. */
+  numbersOf(i: number): number[] {
+    return this.sheet.numbersOf(i);
+  }
+
+  position(column: Column): number | undefined {
+    return this.header.positions.get(column);
+  }
 }
 
 /** The lengths of each text column: a contact's own fields as POST /api/contacts has them, and the names. */
@@ -58,33 +110,25 @@ export const REQUIRED_TO_CREATE: ReadonlyArray<[Column, string]> = [
 const PHONE_COLUMNS = new Set<Column>(['phone', 'mobile', 'alternative_mobile']);
 
 /**
- * Reads every row of the file into an ImportRow and checks what can be checked of one row
- * alone: lengths, the e-mail, the status, the password rule, a phone held as a number.
- * `passwords`: whether the request allows a password column (docs/import-export.md,
- * Passwords). Some 8 µs a row: the pass yields to the event loop every few milliseconds.
+ * Checks every row of the file for what can be checked of one row alone: lengths, the e-mail,
+ * the status, the password rule, a phone held as a number. The rows stay as the sheet keeps
+ * them (FileRows). `passwords`: whether the request allows a password column
+ * (docs/import-export.md, Passwords). Some 8 µs a row: the pass yields to the event loop every
+ * few milliseconds.
  */
-export async function readRows(sheet: Sheet, header: HeaderMap, passwords: boolean): Promise<{ rows: ImportRow[]; errors: RowError[] }> {
-  const rows: ImportRow[] = [];
+export async function readRows(sheet: Sheet, header: HeaderMap, passwords: boolean): Promise<{ rows: FileRows; errors: RowError[] }> {
+  const rows = new FileRows(sheet, header);
   const errors: RowError[] = [];
   const slices = new TimeSlices();
-  const slotOf = new Map(sheet.kept.map((place, slot) => [place, slot]));
-  for (let i = 0; i < sheet.rows.length; i++) {
-    const [row, cells, numbers] = [sheet.rows[i], sheet.cellsOf(i), sheet.numbersOf(i)];
-    const values: ImportRow['values'] = {};
-    for (const [column, at] of header.positions) {
-      const raw = unescapeFormula((cells[slotOf.get(at) ?? -1] ?? '').trim());
-      values[column] = raw === '' ? null : raw;
-    }
-    const fail = (field: string, message: string) => errors.push({ row, field, message });
+  for (let i = 0; i < rows.length; i++) {
+    const [row, values, numbers] = [rows.row(i), rows.raw(i), rows.numbersOf(i)];
     for (const [column, value] of Object.entries(values) as Array<[Column, string | null]>) {
       if (value === null) continue;
-      const problem = numbers.includes(header.positions.get(column)!) && PHONE_COLUMNS.has(column)
+      const problem = numbers.includes(rows.position(column)!) && PHONE_COLUMNS.has(column)
         ? `The ${column} cell is a number in the workbook (${value}), which loses a leading 0 or +: format the ${column} column as Text and type the numbers again`
         : problemOf(column, value, passwords);
-      if (problem) fail(column, problem);
+      if (problem) errors.push({ row, field: column, message: problem });
     }
-    if (values.email) values.email = values.email.toLowerCase();
-    rows.push({ row, values });
     if (slices.due()) await slices.pause();
   }
   return { rows, errors };

@@ -5,7 +5,7 @@ import type { PasswordHasher } from '../access';
 import type { ContactWrites, RuleFailure } from '../contacts';
 import { mapHeader } from './columns';
 import { planImport, type ImportMode, type Plan } from './import.plan';
-import { readRows, type ImportRow, type RowError } from './import.rows';
+import { readRows, type FileRows, type RowError } from './import.rows';
 import { readSheet } from './sheet';
 import { csvTemplate, xlsxTemplate } from './template';
 
@@ -89,8 +89,8 @@ export class DirectoryImport {
     return report;
   }
 
-  /** The file's rows, each checked alone; the file's cells are not kept (a 100,000-row file's are some 40 MB). */
-  private async read(file: Buffer, passwords: boolean): Promise<{ rows: ImportRow[]; errors: RowError[]; ignored: string[] }> {
+  /** The file's rows, each checked alone; the file's other cells are not kept (a 100,000-row file's are some 40 MB). */
+  private async read(file: Buffer, passwords: boolean): Promise<{ rows: FileRows; errors: RowError[]; ignored: string[] }> {
     const sheet = await readSheet(file, this.maxRows);
     const header = mapHeader(sheet.header);
     if (sheet.rows.length === 0) throw ValidationError.field('file', 'The file has a header but no rows');
@@ -103,11 +103,15 @@ export class DirectoryImport {
   }
 
   /** Hashes of the rows' passwords by row number, a few at a time. */
-  private async hashPasswords(rows: ImportRow[]): Promise<Map<number, string>> {
-    const pending = rows.filter((r) => r.values.password);
+  private async hashPasswords(rows: FileRows): Promise<Map<number, string>> {
+    const pending: Array<{ row: number; password: string }> = [];
+    for (let i = 0; i < rows.length; i++) {
+      const password = rows.values(i).password;
+      if (password) pending.push({ row: rows.row(i), password });
+    }
     const hashes = new Map<number, string>();
     const worker = async () => {
-      for (let r = pending.pop(); r; r = pending.pop()) hashes.set(r.row, await this.passwords.hash(r.values.password!));
+      for (let r = pending.pop(); r; r = pending.pop()) hashes.set(r.row, await this.passwords.hash(r.password));
     };
     await Promise.all(Array.from({ length: HASHING_AT_ONCE }, worker));
     return hashes;
@@ -119,13 +123,13 @@ export class DirectoryImport {
  * mapping already found wrong in a column keeps that error alone in that column (a service
  * number of an existing contact in create mode is not also "taken").
  */
-function rowErrorsOf(failures: readonly RuleFailure[], rows: readonly ImportRow[], plan: Plan, found: readonly RowError[]): RowError[] {
+function rowErrorsOf(failures: readonly RuleFailure[], rows: FileRows, plan: Plan, found: readonly RowError[]): RowError[] {
   if (failures.length === 0) return [];
   const said = new Set(found.map((e) => `${e.row}:${e.field}`));
-  const byRow = new Map(rows.map((r) => [r.row, r]));
   const errors: RowError[] = [];
   for (const f of failures) {
-    const v = byRow.get(f.ref)?.values ?? {};
+    const at = rows.indexOf(f.ref);
+    const v = at < 0 ? {} : rows.values(at);
     const first = f.error.errors?.[0];
     const words: Array<[string, string]> =
       f.code === 'organization' ? [['service_no', 'This service number belongs to a contact of another organization']]

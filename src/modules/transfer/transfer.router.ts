@@ -67,6 +67,9 @@ export function transferRouter(services: TransferServices, requireAuth: RequestH
     if (!file) throw ValidationError.field('file', 'A file is required: a multipart part named file, or a text/csv body');
     const input = inputOf<{ dry_run?: boolean; mode?: ImportMode; passwords?: 'allow' | 'refuse' }>(req);
     const options = { dryRun: input.dry_run ?? false, mode: input.mode ?? 'create', passwords: input.passwords === 'allow' };
+    // the request lets go of the file (up to IMPORT_MAX_BYTES): once read, the import keeps only its rows
+    req.file = undefined;
+    if (Buffer.isBuffer(req.body)) req.body = undefined;
     const report = await importer.run(file, options, actorOf(req));
     sendSuccess(res, 200, options.dryRun ? 'Import checked: nothing was written' : 'Import completed', report);
   });

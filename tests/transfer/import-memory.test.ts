@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config } from '../../src/config';
+import type { Db } from '../../src/lib/db';
+import { openOwnSeededDb } from '../helpers/context';
+import { csvOf, fullRows, xlsxOf, type RowNames } from './import-memory-files';
+
+/**
+ * A legitimate import at the limits (issue #22 item 2: "the service's resident memory grows by
+ * less than 64 MiB for any upload within the size limit"): 100,000 rows (IMPORT_MAX_ROWS) with
+ * every column filled, a tree ten levels deep, imported by DirectoryImport in a process of its
+ * own (import-memory-probe.ts). From the upload until its rows are read and checked (the
+ * writer's transaction starts) its resident memory grows by less than 64 MiB: it grew by 90 to
+ * 110 MiB while each row was an object of strings. The plan and the write still hold an object
+ * a row and grow it further, to 145 MiB for a dry run and some 330 MiB for a written import:
+ * measured and printed here, not yet bounded (docs/performance.md, "An import's memory").
+ * IMPORT_MEMORY_REPORT=1 prints what each run measures; IMPORT_MEMORY_STAGES=1 runs every
+ * format, mode and dry run with the garbage collected at each stage (the figures of the docs).
+ */
+
+const ROWS = 100_000;
+const MiB_LIMIT = 64;
+const ROOT = path.join(__dirname, '..', '..');
+const PROBE = path.join(__dirname, 'import-memory-probe.ts');
+
+interface Probed {
+  created?: number;
+  updated?: number;
+  unchanged?: number;
+  status?: number;
+  message?: string;
+  file_mib: number;
+  read_peak_mib: number;
+  peak_mib: number;
+  ms: number;
+}
+
+function probe(config: Readonly<Config>, file: string, warmUp: string, mode: string, dryRun: boolean, stages = false): Promise<Probed> {
+  const db = config.db.client === 'sqlite' ? { DB_CLIENT: 'sqlite', SQLITE_FILENAME: config.db.sqliteFilename } : { DB_NAME: config.db.database };
+  const args = ['--expose-gc', '--max-old-space-size=384', '--import', 'tsx', PROBE, file, warmUp, mode, String(dryRun), ...(stages ? ['stages'] : [])];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...db, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const line = stdout.trim().split('\n').pop() ?? '';
+      if (code !== 0 || !line.startsWith('{')) reject(new Error(`the probe exited with ${code}: ${stderr}`));
+      else resolve(JSON.parse(line) as Probed);
+    });
+  });
+}
+
+async function rowNames(db: Db): Promise<RowNames> {
+  const unit = await db('units').where({ code: 'HQ' }).first('id', 'code');
+  const department = await db('departments').where({ unit_id: unit.id }).orderBy('id').first('name');
+  const designation = await db('designations').orderBy('id').first('name');
+  const rank = await db('ranks').orderBy('id').first('name');
+  return { unit: unit.code, department: department.name, designation: designation.name, rank: rank.name };
+}
+
+describe('a 100,000-row import with every column filled, in a process of its own (heap capped at 384 MiB, as the image runs it)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'import-memory-'));
+  const warmUp = path.join(dir, 'warm-up.csv');
+  let opened: Awaited<ReturnType<typeof openOwnSeededDb>>;
+  let names: RowNames;
+  let runs = 0;
+  const fileOf = async (format: 'csv' | 'xlsx', tag: string, variant = 0) => {
+    const rows = fullRows(ROWS, names, tag, variant);
+    const file = path.join(dir, `${tag}-${variant}.${format}`);
+    writeFileSync(file, format === 'csv' ? csvOf(rows) : await xlsxOf(rows));
+    return file;
+  };
+  const report = (what: string, result: unknown) => {
+    if (process.env.IMPORT_MEMORY_REPORT || process.env.IMPORT_MEMORY_STAGES) process.stdout.write(`${what}: ${JSON.stringify(result)}\n`);
+  };
+
+  beforeAll(async () => {
+    opened = await openOwnSeededDb('importmem');
+    names = await rowNames(opened.db);
+    writeFileSync(warmUp, csvOf(fullRows(50, names, 'WARM')));
+  }, 60_000);
+  afterAll(async () => {
+    // the probe leaves the drain of the search backlog undone: nothing to wait for
+    await opened?.db('contact_search_backlog').del();
+    await opened?.done();
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  test.each(['csv', 'xlsx'] as const)(
+    '%s: from the upload until its rows are read and checked, the resident memory grows by less than 64 MiB (a dry run, every row passing)',
+    async (format) => {
+      const file = await fileOf(format, `MEM${format.toUpperCase()}${++runs}`);
+      const result = await probe(opened.config, file, warmUp, 'create', true);
+      report(`${format} create, dry run`, result);
+      expect(result).toMatchObject({ created: ROWS, updated: 0, unchanged: 0 });
+      expect(result.read_peak_mib).toBeLessThan(MiB_LIMIT);
+      // not yet the bound: the plan's and the writer's objects of 100,000 rows (docs/performance.md, "An import's memory")
+      expect(result.peak_mib).toBeGreaterThan(0);
+    },
+    300_000,
+  );
+
+  (process.env.IMPORT_MEMORY_STAGES ? test : test.skip)('the figures of docs/performance.md: each format, mode and dry run, with the stages', async () => {
+    for (const format of (process.env.IMPORT_MEMORY_FORMATS ?? 'csv,xlsx').split(',') as Array<'csv' | 'xlsx'>) {
+      const tag = `STG${format.toUpperCase()}`;
+      const file = await fileOf(format, tag);
+      report(`${format} create dry`, await probe(opened.config, file, warmUp, 'create', true, true));
+      report(`${format} create`, await probe(opened.config, file, warmUp, 'create', false, true));
+      report(`${format} upsert dry, every row unchanged`, await probe(opened.config, file, warmUp, 'upsert', true, true));
+      const changed = await fileOf(format, tag, 1);
+      report(`${format} upsert dry, every row's phones changed`, await probe(opened.config, changed, warmUp, 'upsert', true, true));
+    }
+  }, 1_800_000);
+});
