@@ -1,8 +1,11 @@
 import type { Db } from '../src/lib/db';
+import { unfilteredListCursor } from '../src/modules/contacts';
 
 export interface Targets {
   contactIds: number[];
   deepPage: number;
+  /** the listing's cursor (default filters) where page `deepPage` of 100 starts: as deep, by cursor (docs/api.md, Paging) */
+  deepCursor: string;
   searchTerms: string[];
   largestUnitId: number;
   largestUnitSize: number;
@@ -56,9 +59,12 @@ export async function pickTargets(db: Db): Promise<Targets> {
     return field.slice(start, start + length).trim();
   }).filter((term) => Array.from(term).length >= 2);
   const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
+  const deepPage = Math.max(1, Math.floor(active / 200));
+  const before = await db('users').where({ is_active: true }).orderBy('tree_ord').offset(Math.max(0, (deepPage - 1) * 100 - 1)).first('id', 'tree_ord');
   return {
     contactIds,
-    deepPage: Math.max(1, Math.floor(active / 200)),
+    deepPage,
+    deepCursor: unfilteredListCursor(Number(before.id), Number(before.tree_ord)),
     searchTerms,
     largestUnitId: Number(largest.unit_id),
     largestUnitSize: Number(largest.n),
