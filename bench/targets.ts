@@ -1,8 +1,11 @@
 import type { Db } from '../src/lib/db';
+import { unfilteredListCursor } from '../src/modules/contacts';
 
 export interface Targets {
   contactIds: number[];
   deepPage: number;
+  /** the listing's cursor (default filters) where page `deepPage` of 100 starts: as deep, by cursor (docs/api.md, Paging) */
+  deepCursor: string;
   searchTerms: string[];
   largestUnitId: number;
   largestUnitSize: number;
@@ -60,11 +63,14 @@ export async function pickTargets(db: Db): Promise<Targets> {
   }).filter((term) => Array.from(term).length >= 2);
   const [{ f }] = await db('failed_login_attempts').count({ f: '*' });
   const scim = await db('users').whereIn('id', contactIds).where({ organization_id: 1 }).select('id', 'email');
+  const deepPage = Math.max(1, Math.floor(active / 200));
+  const before = await db('users').where({ is_active: true }).orderBy('tree_ord').offset(Math.max(0, (deepPage - 1) * 100 - 1)).first('id', 'tree_ord');
   return {
     scimEmails: scim.map((r) => String(r.email)),
     scimIds: scim.map((r) => Number(r.id)),
     contactIds,
-    deepPage: Math.max(1, Math.floor(active / 200)),
+    deepPage,
+    deepCursor: unfilteredListCursor(Number(before.id), Number(before.tree_ord)),
     searchTerms,
     largestUnitId: Number(largest.unit_id),
     largestUnitSize: Number(largest.n),

@@ -102,7 +102,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
   const onError = (err: unknown) => logger.error({ err }, 'contact search index build failed');
   const onBuild = metrics?.searchIndexBuilt;
   const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError, onBuild }) : null;
-  const reads = new ContactReads({ db, index });
+  const reads = new ContactReads({ db, index, pageDepth: config.lists.pageDepth });
   // the one writer of contacts: every other module that creates or changes one goes through it
   const writes = new ContactWrites({ db, reads, passwords, audit, backlog: searchBacklog({ db, logger }) });
   return {
@@ -115,7 +115,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
     },
     contacts: {
       reads,
-      unitTrees: new UnitTrees({ db, index }),
+      unitTrees: new UnitTrees({ db, index, streamFrom: config.lists.unitTreeStreamFrom }),
       search: new ContactSearch({ db, index }),
       writes,
       changes: new ChangeFeed({ db }),

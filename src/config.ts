@@ -35,6 +35,8 @@ export interface Config {
   searchIndex: 'memory' | 'sql';
   /** the shortest time between two builds of that index; 0: a search waits for the build it needs */
   searchIndexRefreshMs: number;
+  /** how deep a page number reaches into the contacts' lists, from either end (rows; further: the cursor), and from how many contacts a unit's tree is streamed instead of built whole */
+  lists: { pageDepth: number; unitTreeStreamFrom: number };
   /** the largest import file (bytes) and the most data rows it may hold */
   importLimits: { maxBytes: number; maxRows: number };
   /** how many days the change feed (GET /api/contacts/changes) keeps each change; 0: forever. Pruned hourly by the service and by `npm run changes:prune` */
@@ -171,6 +173,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     securitySummaryCacheMs: read.int('SECURITY_SUMMARY_CACHE_MS', 10_000, 0, 3_600_000),
     searchIndex: read.oneOf('SEARCH_INDEX', ['memory', 'sql'] as const, 'memory'),
     searchIndexRefreshMs: read.int('SEARCH_INDEX_REFRESH_MS', 5_000, 0, 3_600_000),
+    lists: {
+      pageDepth: read.int('LIST_PAGE_DEPTH', 100_000, 1, 10_000_000),
+      unitTreeStreamFrom: read.int('UNIT_TREE_STREAM_FROM', 20_000, 0, 10_000_000),
+    },
     importLimits: {
       maxBytes: read.int('IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       maxRows: read.int('IMPORT_MAX_ROWS', 100_000, 1, 10_000_000),

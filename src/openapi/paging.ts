@@ -1,4 +1,4 @@
-import { bool, int, obj, str, type Schema, type SuccessResponse } from './builders';
+import { bool, int, obj, query, str, type Param, type Schema, type SuccessResponse } from './builders';
 
 /**
  * One way to page (lib/http/paging.ts, docs/api.md "Paging"): the `pagination` object of every
@@ -16,9 +16,33 @@ export const offsetPaginationFields: Record<string, Schema> = {
 
 const UNCOUNTED = ['total', 'total_pages'];
 
+const LIST_CURSOR = str({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 80, description: 'opaque: the place after a page\'s last contact, bound to the list and its filters' });
+
+/**
+ * The `pagination` of the contacts' lists (GET /api/contacts, /:id/children), paged by number or
+ * by cursor (docs/api.md, Paging, "Cursors"): counted either way; `page` only on a numbered page,
+ * `next_cursor` while more follows.
+ */
+export const listPaginationFields: Record<string, Schema> = {
+  ...offsetPaginationFields,
+  page: int({ minimum: 1, description: 'the page number asked for; absent on a page read after a cursor' }),
+  next_cursor: { ...LIST_CURSOR, description: 'where the next page goes on from (`cursor`), while has_more: on a numbered page too, to go on by cursor from there' },
+};
+export const LIST_PAGINATION_OPTIONAL = ['page', 'next_cursor'];
+
+/** `cursor` of the contacts' lists: instead of `page`, never beside it. */
+export const listCursorParam = (): Param =>
+  query(
+    'cursor',
+    LIST_CURSOR,
+    'read the page after this place: `pagination.next_cursor` or the Link header\'s rel="next" of this list with the same filters (another list\'s or other filters\': 400). Not with `page` (400). Costs what page 1 costs at any depth; a page number reaches only the first and the last LIST_PAGE_DEPTH (100,000 by default) rows.',
+  );
+
 export const paginationSchemas = {
   /** offset paging: `page` and `limit` in the query */
   Pagination: obj(offsetPaginationFields, UNCOUNTED),
+  /** the contacts' lists: by number or by cursor */
+  ListPagination: obj(listPaginationFields, LIST_PAGINATION_OPTIONAL),
   /** cursor paging: `cursor` and `limit` in the query; no total, the set grows while it is followed */
   CursorPagination: obj({
     limit: int({ minimum: 1 }),

@@ -37,6 +37,10 @@ describe('loadConfig defaults', () => {
     expect(config.db.sqliteFilename).toBe(path.resolve('./data/directory.sqlite3'));
   });
 
+  test('reaches 10,000 rows by page number, and streams unit trees from 20,000 contacts', () => {
+    expect(loadConfig({}).lists).toEqual({ pageDepth: 10_000, unitTreeStreamFrom: 20_000 });
+  });
+
   test('hashes with bcrypt cost 12', () => {
     expect(config.bcryptCost).toBe(12);
   });
@@ -105,8 +109,11 @@ describe('loadConfig with settings', () => {
       DB_PORT: '3307',
       SEARCH_INDEX: 'sql',
       SEARCH_INDEX_REFRESH_MS: '0',
+      LIST_PAGE_DEPTH: '500',
+      UNIT_TREE_STREAM_FROM: '0',
     });
     expect({ searchIndex: config.searchIndex, refresh: config.searchIndexRefreshMs }).toEqual({ searchIndex: 'sql', refresh: 0 });
+    expect(config.lists).toEqual({ pageDepth: 500, unitTreeStreamFrom: 0 });
     expect(config.port).toBe(8080);
     expect(config.bcryptCost).toBe(10);
     expect(config.jwt.expiresIn).toBe(900);
@@ -169,6 +176,9 @@ describe('loadConfig refuses bad values, naming the key', () => {
     ['DB_POOL_MAX', '0'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
     ['SEARCH_INDEX_REFRESH_MS', '-1'],
+    ['LIST_PAGE_DEPTH', '0'],
+    ['LIST_PAGE_DEPTH', 'deep'],
+    ['UNIT_TREE_STREAM_FROM', '-1'],
   ])('%s=%p', (key, value) => {
     const error = configErrorOf({ [key]: value });
     expect(error.message).toContain(key);

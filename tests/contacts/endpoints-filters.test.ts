@@ -140,7 +140,8 @@ describe('GET /api/contacts', () => {
     const res = await list({ unit_id: d.unit.id, limit: 2, page: 2, format: 'flat' });
     expect(res.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.charlie.id, d.delta.id]);
     expect(res.body.data.statistics).toEqual(statistics(5, 2, 1, 1));
-    expect(res.body.data.pagination).toEqual({ page: 2, limit: 2, total: 5, total_pages: 3, has_more: true, format: 'flat' });
+    // next_cursor: where a client may go on by cursor (docs/api.md, Paging)
+    expect(res.body.data.pagination).toEqual({ page: 2, limit: 2, total: 5, total_pages: 3, has_more: true, next_cursor: expect.any(String), format: 'flat' });
     const last = await list({ unit_id: d.unit.id, limit: 2, page: 3, format: 'flat' });
     expect(last.body.data.contacts.map((c: { id: number }) => c.id)).toEqual([d.echo.id]);
     const beyond = await list({ unit_id: d.unit.id, limit: 2, page: 9, format: 'flat' });

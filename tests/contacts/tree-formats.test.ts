@@ -126,7 +126,8 @@ describe('the three formats on a hand-built tree', () => {
       { id: ids.Dave, name: 'Dave', parent_id: ids.bob, children: [] },
       { id: ids.Carol, name: 'Carol', parent_id: ids.Alice, children: [] },
     ]);
-    expect(page2.body.data.pagination).toEqual({ page: 2, limit: 2, total: 6, total_pages: 3, has_more: true, format: 'tree' });
+    // next_cursor: where a client may go on by cursor (docs/api.md, Paging)
+    expect(page2.body.data.pagination).toEqual({ page: 2, limit: 2, total: 6, total_pages: 3, has_more: true, next_cursor: expect.any(String), format: 'tree' });
     const page3 = await list('format=tree&limit=2&page=3');
     expect(shapeOf(page3.body.data.contacts)).toEqual([
       { id: ids.Eve, name: 'Eve', parent_id: null, children: [{ id: ids.frank, name: 'frank', parent_id: ids.Eve, children: [] }] },

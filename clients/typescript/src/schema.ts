@@ -299,7 +299,7 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description The filtered set in the directory's depth-first order (roots and siblings by name, then id); `page` and `limit` page over it. In tree format a contact whose parent is not on the page stands at the top level. `parent_id` lists the subtree below that contact. `tree=false` means flat unless `format` says otherwise.
+         * @description The filtered set in the directory's depth-first order (roots and siblings by name, then id); `page` and `limit` page over it, or `cursor` and `limit` (docs/api.md, Paging: a page number reaches the first and the last LIST_PAGE_DEPTH rows, 100,000 by default; deeper, a 400 points to the cursor). In tree format a contact whose parent is not on the page stands at the top level. `parent_id` lists the subtree below that contact. `tree=false` means flat unless `format` says otherwise.
          *
          *     Roles: Super_admin, Admin, User. Permission `contacts.read`.
          */
@@ -387,7 +387,7 @@ export interface paths {
         };
         /**
          * The whole tree of a unit, unpaged
-         * @description Large (6.6 MB of JSON for 10,000 contacts): sent gzipped (`Content-Encoding: gzip`) when `Accept-Encoding` allows it, as every browser asks. Each process keeps the last four built, so an unchanged tree is not built again.
+         * @description Large (6.6 MB of JSON for 10,000 contacts): sent gzipped (`Content-Encoding: gzip`) when `Accept-Encoding` allows it, as every browser asks. Each process keeps the last four built, so an unchanged tree is not built again. A unit of UNIT_TREE_STREAM_FROM contacts or more (20,000 by default) is streamed instead: the same JSON, chunked (no Content-Length), its first byte at once; an error after that first byte cuts the connection (the body stops short), as the status has already left (docs/api.md, "The tree of a unit").
          *
          *     Roles: Super_admin, Admin, User. Permission `contacts.read`.
          */
@@ -1555,6 +1555,19 @@ export interface components {
             total_pages?: number;
             /** @description true: a later page holds more (Link rel="next") */
             has_more: boolean;
+        };
+        ListPagination: {
+            /** @description the page number asked for; absent on a page read after a cursor */
+            page?: number;
+            limit: number;
+            /** @description the items of the whole set; left out only by a list that does not count (the audit trail) */
+            total: number;
+            /** @description ceil(total / limit); left out with `total` */
+            total_pages: number;
+            /** @description true: a later page holds more (Link rel="next") */
+            has_more: boolean;
+            /** @description where the next page goes on from (`cursor`), while has_more: on a numbered page too, to go on by cursor from there */
+            next_cursor?: string;
         };
         CursorPagination: {
             limit: number;
@@ -3864,6 +3877,8 @@ export interface operations {
                 page?: number;
                 /** @description items per page */
                 limit?: number;
+                /** @description read the page after this place: `pagination.next_cursor` or the Link header's rel="next" of this list with the same filters (another list's or other filters': 400). Not with `page` (400). Costs what page 1 costs at any depth; a page number reaches only the first and the last LIST_PAGE_DEPTH (100,000 by default) rows. */
+                cursor?: string;
                 /** @description case-insensitive substring of name, e-mail, service number or phone */
                 search?: string;
                 department_id?: number;
@@ -4003,7 +4018,8 @@ export interface operations {
                             contacts: components["schemas"]["ContactList"];
                             statistics: components["schemas"]["ContactStatistics"];
                             pagination: {
-                                page: number;
+                                /** @description the page number asked for; absent on a page read after a cursor */
+                                page?: number;
                                 limit: number;
                                 /** @description the items of the whole set; left out only by a list that does not count (the audit trail) */
                                 total: number;
@@ -4011,6 +4027,8 @@ export interface operations {
                                 total_pages: number;
                                 /** @description true: a later page holds more (Link rel="next") */
                                 has_more: boolean;
+                                /** @description where the next page goes on from (`cursor`), while has_more: on a numbered page too, to go on by cursor from there */
+                                next_cursor?: string;
                                 /** @enum {string} */
                                 format: "tree" | "flat" | "hierarchical";
                             };
@@ -6237,6 +6255,8 @@ export interface operations {
                 page?: number;
                 /** @description items per page */
                 limit?: number;
+                /** @description read the page after this place: `pagination.next_cursor` or the Link header's rel="next" of this list with the same filters (another list's or other filters': 400). Not with `page` (400). Costs what page 1 costs at any depth; a page number reaches only the first and the last LIST_PAGE_DEPTH (100,000 by default) rows. */
+                cursor?: string;
                 /** @description include deactivated children */
                 include_inactive?: "true" | "false" | "1" | "0";
             };
@@ -6319,7 +6339,7 @@ export interface operations {
                             children: components["schemas"]["Contact"][];
                             /** @description the children counted (= pagination.total) */
                             total: number;
-                            pagination: components["schemas"]["Pagination"];
+                            pagination: components["schemas"]["ListPagination"];
                         };
                     };
                 };

@@ -18,12 +18,22 @@ export interface OffsetPagination {
   total?: number;
   total_pages?: number;
   has_more: boolean;
+  /** where a client may go on by cursor from this page (the contacts' lists, docs/api.md "Cursors") */
+  next_cursor?: string;
 }
 
+/**
+ * A page read after a cursor: no `page` (where a cursor stands is not counted). The change feed
+ * gives `next_cursor` on every page; the contacts' lists give it while more follows, with the
+ * set's `total` too.
+ */
 export interface CursorPagination {
+  page?: never;
   limit: number;
+  total?: number;
+  total_pages?: number;
   has_more: boolean;
-  next_cursor: string;
+  next_cursor?: string;
 }
 
 export type Pagination = OffsetPagination | CursorPagination;
@@ -43,7 +53,7 @@ export function cursorPagination(limit: number, hasMore: boolean, nextCursor: st
   return { limit, has_more: hasMore, next_cursor: nextCursor };
 }
 
-const isCursor = (p: Pagination): p is CursorPagination => 'next_cursor' in p;
+const isCursor = (p: Pagination): p is CursorPagination => !('page' in p);
 
 /**
  * The request's own URI as an absolute path with `changes` set in its query: the other
@@ -51,34 +61,45 @@ const isCursor = (p: Pagination): p is CursorPagination => 'next_cursor' in p;
  */
 function linkTo(req: Request, changes: Record<string, string>): string {
   const url = new URL(req.originalUrl, 'http://self');
+  // a page is asked for by number or after a cursor, never both: setting one drops the other
+  url.searchParams.delete('cursor' in changes ? 'page' : 'cursor');
   for (const [name, value] of Object.entries(changes)) url.searchParams.set(name, value);
   return `${url.pathname}${url.search}`;
 }
 
+/** Which page numbers a list answers (the contacts' lists refuse those deep inside a large set). */
+export type Reachable = (page: number) => boolean;
+
 /**
  * The Link header of a page: `next` while more follows, `prev` after the first page, and for an
  * offset list `first` (always known) and `last` (when the total is). A page past the end has
- * its `prev` at the last page, so a client that overshot finds its way back.
+ * its `prev` at the last page, so a client that overshot finds its way back. A page number the
+ * list would refuse (`reachable`) is not linked: `next` is then the cursor's.
  */
-export function pageLinks(req: Request, pagination: Pagination): string | null {
+export function pageLinks(req: Request, pagination: Pagination, reachable: Reachable = () => true): string | null {
   const links: Array<[string, string]> = [];
+  const byCursor = (cursor: string | undefined) => cursor !== undefined && links.push(['next', linkTo(req, { cursor })]);
   if (isCursor(pagination)) {
-    if (pagination.has_more) links.push(['next', linkTo(req, { cursor: pagination.next_cursor })]);
+    if (pagination.has_more) byCursor(pagination.next_cursor);
   } else {
     const at = (page: number) => linkTo(req, { page: String(page) });
     const { page, total_pages: totalPages } = pagination;
     const last = totalPages === undefined ? undefined : Math.max(totalPages, 1);
-    if (pagination.has_more) links.push(['next', at(page + 1)]);
-    if (page > 1) links.push(['prev', at(last === undefined ? page - 1 : Math.min(page - 1, last))]);
+    if (pagination.has_more) {
+      if (reachable(page + 1)) links.push(['next', at(page + 1)]);
+      else byCursor(pagination.next_cursor);
+    }
+    const prev = last === undefined ? page - 1 : Math.min(page - 1, last);
+    if (page > 1 && reachable(prev)) links.push(['prev', at(prev)]);
     links.push(['first', at(1)]);
-    if (last !== undefined) links.push(['last', at(last)]);
+    if (last !== undefined && reachable(last)) links.push(['last', at(last)]);
   }
   return links.length ? links.map(([rel, uri]) => `<${uri}>; rel="${rel}"`).join(', ') : null;
 }
 
 /** sendSuccess for a list: the Link header from `data.pagination`, then the envelope. */
-export function sendPage(res: Response, message: string, data: { pagination: Pagination }): void {
-  const links = pageLinks(res.req, data.pagination);
+export function sendPage(res: Response, message: string, data: { pagination: Pagination }, reachable?: Reachable): void {
+  const links = pageLinks(res.req, data.pagination, reachable);
   if (links) res.setHeader('Link', links);
   sendSuccess(res, 200, message, data);
 }

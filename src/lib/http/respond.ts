@@ -1,5 +1,7 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { constants, createGzip, gzip } from 'node:zlib';
 import type { Response } from 'express';
 
 const gzipped = promisify(gzip);
@@ -43,6 +45,28 @@ export async function sendKeptJson(res: Response, status: number, message: strin
     }
   }
   res.send(envelope.plain);
+}
+
+/**
+ * An answer whose text is made as it is sent (a large unit's tree): chunked, gzipped on the way
+ * when the client accepts gzip, written as fast as the client reads (backpressure: the source
+ * waits while the socket's buffer is full). The status and headers leave with the first piece;
+ * an error after that rejects, and the error handler cuts the connection (errors.ts). A client
+ * that goes away ends the source (its `finally` runs) and is no error.
+ */
+export async function sendStreamedJson(res: Response, status: number, body: AsyncIterable<string>): Promise<void> {
+  res.status(status).type('application/json').vary('Accept-Encoding');
+  const gzipIt = res.req.acceptsEncodings('gzip', 'identity') === 'gzip';
+  if (gzipIt) res.setHeader('Content-Encoding', 'gzip');
+  const source = Readable.from(body, { objectMode: false });
+  try {
+    // each piece flushed as it comes (the source's pieces are large: a chunk of contacts), so the
+    // head, and every chunk after it, reaches the client at once and not when zlib's buffer fills
+    await (gzipIt ? pipeline(source, createGzip({ flush: constants.Z_SYNC_FLUSH }), res) : pipeline(source, res));
+  } catch (err) {
+    // the client closed the connection before the end: nothing went wrong here
+    if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
+  }
 }
 
 /** How long a client is asked to wait before it tries again after a 503 (Retry-After, seconds). */

@@ -33,6 +33,7 @@ export { CHILDREN_PAGE, CONTACT_PAGE, filtersOf, SEARCH_LIMIT, type ListInput } 
 export { ROLE_FILTERS, type ContactFilters } from './domain/filters';
 export { contactExists } from './data/listing.queries';
 export { UnitTrees } from './read/unit-tree.service';
+export { unfilteredListCursor } from './read/list-paging';
 export { contactQuery, findUser, findUserBySignIn, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './data/users.queries';
 export { SearchBacklog } from './data/backlog';
 export { ContactSearch } from './search/contact-search.service';

@@ -1,7 +1,7 @@
 import { CHILDREN_PAGE } from '../../modules/contacts';
 import { ADMINS, ANY_USER, arrayOf, body, type ConditionalWrite, E403, int, obj, operation, paging, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
 import { pagination } from '../examples';
-import { paged } from '../paging';
+import { listCursorParam, paged } from '../paging';
 import { contactAndTree, contactBody, idParam, notFound, parentId, READ, tags } from './contacts.parts';
 import { contactAndTreeExample, contactExample } from './contacts.examples';
 
@@ -62,7 +62,7 @@ export const contactItemPaths = {
       conditional: 'read',
       roles: ANY_USER,
       permission: READ,
-      params: [idParam, ...paging(CHILDREN_PAGE.defaultLimit, CHILDREN_PAGE.maxLimit), queryBool('include_inactive', 'include deactivated children')],
+      params: [idParam, ...paging(CHILDREN_PAGE.defaultLimit, CHILDREN_PAGE.maxLimit), listCursorParam(), queryBool('include_inactive', 'include deactivated children')],
       responses: {
         200: paged(success(
           'Child contacts retrieved successfully',
@@ -70,7 +70,7 @@ export const contactItemPaths = {
             parent_id: int(),
             children: arrayOf(ref('Contact')),
             total: int({ minimum: 0, description: 'the children counted (= pagination.total)' }),
-            pagination: ref('Pagination'),
+            pagination: ref('ListPagination'),
           }),
           { parent_id: 17, children: [contactExample], total: 1, pagination: pagination(1, CHILDREN_PAGE.defaultLimit) },
         )),

@@ -14,7 +14,7 @@ import {
 import { contactSchemas as recordSchemas } from './contacts.schemas';
 import { CHANGES_CURSOR_HEADER, changePaths, changeSchemas } from './contacts.changes';
 import { bulkPaths } from './contacts.bulk';
-import { offsetPaginationFields, paged } from '../paging';
+import { LIST_PAGINATION_OPTIONAL, listCursorParam, listPaginationFields, paged } from '../paging';
 import { pagination } from '../examples';
 
 export const contactSchemas = { ...recordSchemas, ...changeSchemas };
@@ -36,11 +36,12 @@ export const contactPaths = {
       summary: 'List contacts',
       conditional: 'read',
       description:
-        'The filtered set in the directory\'s depth-first order (roots and siblings by name, then id); `page` and `limit` page over it. In tree format a contact whose parent is not on the page stands at the top level. `parent_id` lists the subtree below that contact. `tree=false` means flat unless `format` says otherwise.',
+        'The filtered set in the directory\'s depth-first order (roots and siblings by name, then id); `page` and `limit` page over it, or `cursor` and `limit` (docs/api.md, Paging: a page number reaches the first and the last LIST_PAGE_DEPTH rows, 100,000 by default; deeper, a 400 points to the cursor). In tree format a contact whose parent is not on the page stands at the top level. `parent_id` lists the subtree below that contact. `tree=false` means flat unless `format` says otherwise.',
       roles: ANY_USER,
       permission: READ,
       params: [
         ...paging(CONTACT_PAGE.defaultLimit, CONTACT_PAGE.maxLimit),
+        listCursorParam(),
         ...setParams,
         query('parent_id', int({ minimum: 1 }), 'list the subtree below this contact'),
         query('unit_id', int({ minimum: 1 })),
@@ -52,8 +53,8 @@ export const contactPaths = {
           obj({
             contacts: ref('ContactList'),
             statistics: ref('ContactStatistics'),
-            // the shared Pagination's fields (all counted), and the format the specification shows in it
-            pagination: obj({ ...offsetPaginationFields, format: str({ enum: [...FORMATS] }) }),
+            // the contacts' lists' pagination (by number or cursor), and the format the specification shows in it
+            pagination: obj({ ...listPaginationFields, format: str({ enum: [...FORMATS] }) }, LIST_PAGINATION_OPTIONAL),
             filters: obj({
               search: str(),
               parent_id: nullable(str()),
@@ -156,7 +157,7 @@ export const contactPaths = {
       tags,
       summary: 'The whole tree of a unit, unpaged',
       description:
-        'Large (6.6 MB of JSON for 10,000 contacts): sent gzipped (`Content-Encoding: gzip`) when `Accept-Encoding` allows it, as every browser asks. Each process keeps the last four built, so an unchanged tree is not built again.',
+        'Large (6.6 MB of JSON for 10,000 contacts): sent gzipped (`Content-Encoding: gzip`) when `Accept-Encoding` allows it, as every browser asks. Each process keeps the last four built, so an unchanged tree is not built again. A unit of UNIT_TREE_STREAM_FROM contacts or more (20,000 by default) is streamed instead: the same JSON, chunked (no Content-Length), its first byte at once; an error after that first byte cuts the connection (the body stops short), as the status has already left (docs/api.md, "The tree of a unit").',
       conditional: 'read',
       roles: ANY_USER,
       permission: READ,

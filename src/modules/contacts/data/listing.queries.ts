@@ -87,16 +87,46 @@ export async function searchSet(
   return rows.filter((r) => containsTerm(r, f.search, fields)).map((r) => ({ ...r, ...slim(r) }));
 }
 
+/**
+ * Where a page of a list starts (docs/api.md, Paging): `offset` rows into the order, or after the
+ * row `after` (keyset: the order's key and id of the last row of the previous page). `backwards`
+ * reads the page from the other end (`offset` rows before the set's end), as cheap there as at
+ * the start: the last pages of a large set cost what the first ones do.
+ */
+export interface PageWindow {
+  limit: number;
+  offset: number;
+  after?: { key: unknown; id: number };
+  backwards?: boolean;
+}
+
+/** A query ordered by (column, u.id) with the window applied: keyset as `col >= k AND (col > k OR id > i)`, which stays an index range read. */
+function windowed(q: Knex.QueryBuilder, column: string, w: PageWindow): Knex.QueryBuilder {
+  const dir = w.backwards ? 'desc' : 'asc';
+  if (w.after) {
+    const { key, id } = w.after;
+    q.where(column, '>=', key as Knex.Value).andWhere((k) => k.where(column, '>', key as Knex.Value).orWhere('u.id', '>', id));
+  }
+  return q.orderBy([{ column, order: dir }, { column: 'u.id', order: dir }]).limit(w.limit).offset(w.offset);
+}
+
 /** One page of the filtered set in pre-order, as contact records with their `level`: an indexed range read. */
 export async function listPage(
   db: Queryable,
   f: ContactFilters,
   range: OrdRange | undefined,
-  page: { limit: number; offset: number },
-): Promise<Array<Contact & { level: number }>> {
-  const pageIds = applyFilters(db('users as u'), f, range).orderBy('u.tree_ord').limit(page.limit).offset(page.offset).select('u.id');
-  const rows: Record<string, unknown>[] = await contactQuery(db).select('u.depth').join(pageIds.as('pg'), 'pg.id', 'u.id').orderBy('u.tree_ord');
-  return rows.map((row) => toListedContact(row));
+  page: PageWindow,
+): Promise<{ contacts: Array<Contact & { level: number }>; ords: number[] }> {
+  const pageIds = windowed(applyFilters(db('users as u'), f, range), 'u.tree_ord', page).select('u.id');
+  // a backwards window's rows come back in the list's order here
+  const rows: Record<string, unknown>[] = await contactQuery(db).select('u.depth', 'u.tree_ord').join(pageIds.as('pg'), 'pg.id', 'u.id').orderBy([{ column: 'u.tree_ord' }, { column: 'u.id' }]);
+  return { contacts: rows.map((row) => toListedContact(row)), ords: rows.map((row) => Number(row.tree_ord)) };
+}
+
+/** A contact's place in the lists' orders now (its pre-order key, its sibling-order name as stored), or undefined if it is gone. */
+export async function placeOf(db: Queryable, id: number): Promise<{ tree_ord: number; sort_name: unknown } | undefined> {
+  const row = await db('users').where({ id }).first('tree_ord', 'sort_name');
+  return row ? { tree_ord: Number(row.tree_ord), sort_name: row.sort_name } : undefined;
 }
 
 export async function contactExists(db: Queryable, id: number): Promise<boolean> {
@@ -115,14 +145,14 @@ export async function childrenCount(db: Queryable, parentId: number, includeInac
   return Number(total);
 }
 
-/** A page of a contact's direct children by name. */
+/** A page of a contact's direct children by name (sort_name, then id). */
 export async function childrenPage(
   db: Queryable,
   parentId: number,
-  options: { includeInactive: boolean; limit: number; offset: number },
+  options: { includeInactive: boolean } & PageWindow,
 ): Promise<Contact[]> {
+  const pageIds = windowed(childrenOf(db, parentId, options.includeInactive), 'u.sort_name', options).select('u.id');
   const byName = [{ column: 'u.sort_name' }, { column: 'u.id' }];
-  const pageIds = childrenOf(db, parentId, options.includeInactive).orderBy(byName).limit(options.limit).offset(options.offset).select('u.id');
   const rows: Record<string, unknown>[] = await contactQuery(db).join(pageIds.as('pg'), 'pg.id', 'u.id').orderBy(byName);
   return rows.map((row) => toContact(row));
 }

@@ -4,7 +4,8 @@ import { nullableId } from '../../../lib/rows';
 import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from './candidates';
 import type { AncestorRow } from './tree/lineage';
 import { applyFilters } from './listing.queries';
-import { USER_CONTACT_COLUMNS } from './users.queries';
+import { contactQuery, USER_CONTACT_COLUMNS } from './users.queries';
+import { toListedContact, type Contact } from '../domain/contact.record';
 import type { ContactFilters } from '../domain/filters';
 
 /**
@@ -58,4 +59,37 @@ export async function unitContactNames(db: Db, unitId: number, ids: readonly num
 export async function activeUnitMembers(db: Db, unitId: number): Promise<AncestorRow[]> {
   const rows = await db('users').where({ unit_id: unitId, is_active: true }).orderBy('tree_ord').select('id', 'name', 'parent_id');
   return rows.map((r) => ({ id: Number(r.id), name: String(r.name), parent_id: nullableId(r.parent_id) }));
+}
+
+/** How many contacts a unit holds, whatever their state: whether its tree is streamed (read/unit-tree-stream.ts). */
+export async function unitSize(db: Db, unitId: number): Promise<number> {
+  const [{ n }] = await db('users').where({ unit_id: unitId }).count({ n: '*' });
+  return Number(n);
+}
+
+/**
+ * The shape of a unit's filtered tree, in pre-order: each contact's id and parent id, two
+ * numbers a contact (one statement: one consistent read), for a tree streamed in chunks.
+ */
+export async function unitShape(db: Db, filters: ContactFilters & { unit_id: number }): Promise<{ ids: Int32Array; parents: Int32Array }> {
+  const rows: Array<{ id: unknown; parent_id: unknown }> = await applyFilters(unitUsers(db, filters), filters).select('u.id', 'u.parent_id').orderBy('u.tree_ord');
+  const ids = new Int32Array(rows.length);
+  const parents = new Int32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    ids[i] = Number(rows[i].id);
+    parents[i] = rows[i].parent_id === null ? 0 : Number(rows[i].parent_id);
+  }
+  return { ids, parents };
+}
+
+/** Contact records (with `level`) of the given ids, in the given order: by primary key, names joined. */
+export async function contactsInOrder(db: Db, ids: ArrayLike<number>): Promise<Array<Contact & { level: number }>> {
+  const rows: Record<string, unknown>[] = await contactQuery(db).select('u.depth').whereIn('u.id', Array.from(ids));
+  const byId = new Map(rows.map((row) => [Number(row.id), toListedContact(row)]));
+  return Array.from(ids, (id) => {
+    const contact = byId.get(id);
+    // rows are never removed by the service (deletes are soft): only by hand, under the stream
+    if (!contact) throw new Error(`contact ${id} vanished while its unit's tree was streamed`);
+    return contact;
+  });
 }

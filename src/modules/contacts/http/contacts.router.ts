@@ -2,7 +2,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { actorOf } from '../../audit';
 import { extendETag, preconditionsOf } from '../../../lib/http/conditional';
 import { sendPage } from '../../../lib/http/paging';
-import { sendKeptJson, sendSuccess } from '../../../lib/http/respond';
+import { sendKeptJson, sendStreamedJson, sendSuccess } from '../../../lib/http/respond';
 import { inputOf, validate } from '../../../lib/http/validate';
 import { authOf, conditionalRead, requirePermission as can } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
@@ -11,6 +11,7 @@ import type { ChangePosition } from '../domain/change-cursor';
 import { contactRowTag } from '../domain/contact.record';
 import type { ListInput } from '../read/list-input';
 import type { UnitTrees } from '../read/unit-tree.service';
+import type { PageRequest } from '../read/list-paging';
 import { directoryTagOf } from '../data/tree/lock';
 import type { ContactSearch, SearchInput } from '../search/contact-search.service';
 import type { ContactWrites, CreateContactInput } from '../write/contact-writes.service';
@@ -47,6 +48,11 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   router.use(requireAuth, can('contacts.read'));
   // reads answer an ETag from the directory's versions, and 304 to a matching If-None-Match
   const versionsOf = (req: Request) => authOf(req).versions;
+  // a contacts' list's page and the page numbers it answers (list-paging.ts): the Link header links no other
+  const numbered = <T extends { pagination: { limit: number; total: number } }>(data: T): [T, (page: number) => boolean] => [
+    data,
+    (page) => reads.reachable(page, data.pagination.limit, data.pagination.total),
+  ];
   const fresh = conditionalRead((req) => directoryTagOf(versionsOf(req)));
   // where the change feed goes on from what a read of the directory at the session's version
   // shows (docs/changes.md): on a 304 too, which stands for the same read
@@ -56,7 +62,7 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   };
 
   router.get('/', changesCursor, fresh, ...listRules, validate, async (req, res) => {
-    sendPage(res, 'Contacts retrieved successfully', await reads.list(inputOf<ListInput>(req), versionsOf(req)));
+    sendPage(res, 'Contacts retrieved successfully', ...numbered(await reads.list(inputOf<ListInput>(req), versionsOf(req))));
   });
   router.get('/changes', ...changesRules, validate, async (req, res) => {
     const input = inputOf<{ cursor?: ChangePosition; limit?: number }>(req);
@@ -74,7 +80,9 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
   router.get('/unit/:unitId', fresh, ...unitTreeRules, validate, async (req, res) => {
     const { unitId, ...input } = inputOf<ListInput & { unitId: number }>(req);
-    await sendKeptJson(res, 200, 'Unit contacts retrieved successfully', await unitTrees.unitTreeJson(unitId, input, versionsOf(req)));
+    const message = 'Unit contacts retrieved successfully';
+    const tree = await unitTrees.unitTree(unitId, input, versionsOf(req), message);
+    await ('kept' in tree ? sendKeptJson(res, 200, message, tree.kept) : sendStreamedJson(res, 200, tree.streamed));
   });
   router.post('/bulk-delete', can('contacts.delete', 'contacts.bulk'), ...bulkDeleteRules, validate, async (req, res) => {
     const result = await writes.bulkDelete(inputOf<{ contactIds: number[] }>(req).contactIds, actorOf(req));
@@ -108,8 +116,8 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
     sendSuccess(res, 200, 'Contact deleted successfully');
   });
   router.get('/:id/children', fresh, ...childrenRules, validate, async (req, res) => {
-    const { id, ...input } = inputOf<Id & { page?: number; limit?: number; include_inactive?: boolean }>(req);
-    sendPage(res, 'Child contacts retrieved successfully', await reads.children(id, input, versionsOf(req)));
+    const { id, ...input } = inputOf<Id & PageRequest & { include_inactive?: boolean }>(req);
+    sendPage(res, 'Child contacts retrieved successfully', ...numbered(await reads.children(id, input, versionsOf(req))));
   });
   router.put('/:id/move', can('contacts.move'), ...moveRules, validate, async (req, res) => {
     const { id, parent_id } = inputOf<Id & { parent_id: number | null }>(req);

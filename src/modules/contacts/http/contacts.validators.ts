@@ -16,6 +16,7 @@ import { FORMATS } from '../read/formats';
 import { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from '../read/list-input';
 import { ROLE_FILTERS } from '../domain/filters';
 import { decodeCursor } from '../domain/change-cursor';
+import { decodeListCursor } from '../domain/list-cursor';
 import { CHANGES_PAGE } from '../read/change-feed.service';
 
 export const STATUSES = ['online', 'offline', 'busy'] as const;
@@ -80,8 +81,25 @@ export const filterRules = (location: typeof query) => [
 
 const setRules = (location: typeof query) => [...filterRules(location), oneOfRule(location('format'), 'format', FORMATS)];
 
+/**
+ * `cursor` of the contacts' lists (read/list-paging.ts): exactly as the list gave it, and not
+ * beside `page` (both name a page: which one wins would be a guess). Whether it belongs to this
+ * list and these filters, the service checks.
+ */
+const listCursorRule = () =>
+  query('cursor')
+    .optional({ values: 'undefined' })
+    .custom((v) => typeof v === 'string' && decodeListCursor(v) !== null)
+    .withMessage('cursor must be a cursor this list gave: pagination.next_cursor or the Link header\'s rel="next"')
+    .bail()
+    .custom((_v, { req }) => (req.query as Record<string, unknown> | undefined)?.page === undefined)
+    .withMessage('page and cursor both name a page: give one of them (a page read after a cursor has no number)')
+    .bail()
+    .customSanitizer((v: string) => decodeListCursor(v));
+
 export const listRules = [
   ...paginationRules(CONTACT_PAGE.maxLimit),
+  listCursorRule(),
   ...setRules(query),
   parentRule(query, false),
   intRule(query('unit_id'), 'unit_id'),
@@ -90,7 +108,7 @@ export const listRules = [
 
 export const unitTreeRules = [idParamRule(param('unitId'), 'unitId'), ...setRules(query)];
 
-export const childrenRules = [...idRules, ...paginationRules(CHILDREN_PAGE.maxLimit), boolRule(query('include_inactive'), 'include_inactive')];
+export const childrenRules = [...idRules, ...paginationRules(CHILDREN_PAGE.maxLimit), listCursorRule(), boolRule(query('include_inactive'), 'include_inactive')];
 
 /**
  * `search` is the snake_case name the list uses too; `q`, the specification's, stays for a

@@ -2,7 +2,6 @@ import { TtlCache } from '../../../lib/cache';
 import type { Db } from '../../../lib/db';
 import { NotFoundError } from '../../../lib/errors';
 import { paginationOf } from '../../../lib/http/paging';
-import { pageOf } from '../../../lib/http/validate';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
 import { subtreeRange } from '../data/tree/lineage';
@@ -13,7 +12,8 @@ import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from '../dat
 import { nest, shape, type Format } from './formats';
 import { buildHierarchy } from './hierarchy';
 import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
-import { childrenCount, childrenPage, contactExists, countStatistics, listPage } from '../data/listing.queries';
+import { childrenCount, childrenPage, contactExists, countStatistics, listPage, placeOf } from '../data/listing.queries';
+import { childrenDigest, listDigest, listPagination, numberedWindow, placeFor, placeGone, reachable, type PageRequest } from './list-paging';
 import { activeUnitMembers } from '../data/unit-tree.queries';
 import { contactReader, contactsByIdsReader } from '../data/users.queries';
 import type { ContactFilters, ContactStatistics, OrdRange } from '../domain/filters';
@@ -33,8 +33,12 @@ export class ContactReads {
   private readonly search: ListSearch;
   private readonly index: SearchIndex | null;
 
-  constructor(deps: { db: Db; index: SearchIndex | null }) {
+  /** how deep a page number reaches into a list, from either end (list-paging.ts) */
+  private readonly pageDepth: number;
+
+  constructor(deps: { db: Db; index: SearchIndex | null; pageDepth?: number }) {
     this.db = deps.db;
+    this.pageDepth = deps.pageDepth ?? 10_000;
     this.index = deps.index;
     this.contactById = contactReader(deps.db);
     this.contactsByIds = contactsByIdsReader(deps.db);
@@ -62,40 +66,72 @@ export class ContactReads {
     return this.cached(versions, `stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
   }
 
+  /** Whether a list answers page `page` (the Link header links only those). */
+  reachable(page: number, limit: number, total: number): boolean {
+    return reachable(this.pageDepth, page, limit, total);
+  }
+
   async get(id: number): Promise<Contact> {
     const row = await this.contactById(id);
     if (!row) throw new NotFoundError('Contact not found');
     return toContact(row);
   }
 
-  /** A page of the filtered set in pre-order, in the asked format, with counters over the whole set. */
+  /**
+   * A page of the filtered set in pre-order, in the asked format, with counters over the whole
+   * set: by page number, or after a cursor (list-paging.ts). A subtree's range, a cursor's place
+   * and the rows read from them, at one directory version (one-version.ts).
+   */
   async list(input: ListInput, versions: DirectoryVersions) {
     const parentId = input.parent_id;
-    if (!parentId) return this.listIn(input, versions, undefined);
-    // the subtree's range and what is read in it, at one directory version (one-version.ts)
-    return atOneVersion(this.db, versions, async (at) => this.listIn(input, at, await subtreeRange(this.db, parentId)));
+    if (!parentId && !input.cursor) return this.listIn(input, versions, undefined);
+    return atOneVersion(this.db, versions, async (at) => this.listIn(input, at, parentId ? await subtreeRange(this.db, parentId) : undefined));
   }
 
   private async listIn(input: ListInput, versions: DirectoryVersions, range: OrdRange | undefined) {
     const format: Format = input.format ?? (input.tree === false ? 'flat' : 'tree');
-    const { page, limit, offset } = pageOf(input, CONTACT_PAGE.defaultLimit);
+    const limit = input.limit ?? CONTACT_PAGE.defaultLimit;
     const filters = filtersOf(input);
+    const { search, unit_id, department_id, include_inactive, role_filter } = filtersEcho(filters);
+    const digest = listDigest(input);
+    const cursor = input.cursor && placeFor(input.cursor, 'list', digest);
+    const page = cursor ? null : (input.page ?? 1);
+    // by cursor: the rows after where its contact stands now (its key if it is gone), one more to know has_more
+    const after = cursor ? { key: (await placeOf(this.db, cursor.id))?.tree_ord ?? cursor.ord, id: cursor.id } : undefined;
 
     let statistics: ContactStatistics;
-    let contacts;
+    let rows: Array<Contact & { level: number }>;
+    let ords: number[] | null = null;
     if (filters.search) {
-      const found = await this.search.page({ ...filters, search: filters.search }, versions, range, { offset, limit });
-      statistics = found.statistics;
-      contacts = await this.contactsByIds(found.ids);
+      const f = { ...filters, search: filters.search };
+      if (after) {
+        statistics = (await this.search.page(f, versions, range, { offset: 0, limit: 0 })).statistics;
+        // order keys are unique: what lies after the cursor's key lies after its contact
+        const rest = { after: Math.max(after.key, range?.after ?? 0), before: range?.before ?? Number.MAX_SAFE_INTEGER };
+        rows = await this.contactsByIds((await this.search.page(f, versions, rest, { offset: 0, limit: limit + 1 })).ids);
+      } else {
+        const found = await this.search.page(f, versions, range, { offset: (page! - 1) * limit, limit });
+        numberedWindow(this.pageDepth, page!, limit, found.statistics.total_contacts); // refuses a page too deep, as without search
+        statistics = found.statistics;
+        rows = await this.contactsByIds(found.ids);
+      }
     } else {
       statistics = await this.counters(versions, filters, range);
-      contacts = await listPage(this.db, filters, range, { limit, offset });
+      const window = after ? { limit: limit + 1, offset: 0, after } : numberedWindow(this.pageDepth, page!, limit, statistics.total_contacts);
+      const read = window ? await listPage(this.db, filters, range, window) : { contacts: [], ords: [] };
+      rows = read.contacts;
+      ords = read.ords;
     }
-    const { search, unit_id, department_id, include_inactive, role_filter } = filtersEcho(filters);
+    const total = statistics.total_contacts;
+    const contacts = rows.slice(0, limit);
+    const hasMore = after ? rows.length > limit : paginationOf(page!, limit, total).has_more;
+    // the next cursor's place: the page's last contact, with its order key (read for a search's page)
+    const last = hasMore ? contacts.at(-1) : undefined;
+    const next = last ? { id: last.id, ord: ords ? ords[contacts.length - 1] : ((await placeOf(this.db, last.id))?.tree_ord ?? 0) } : null;
     return {
       contacts: await shape(this.db, contacts, format),
       statistics,
-      pagination: { ...paginationOf(page, limit, statistics.total_contacts), format },
+      pagination: { ...listPagination({ page, limit }, total, hasMore, next, { kind: 'list', digest }), format },
       filters: { search, parent_id: idEcho(input.parent_id), unit_id, department_id, tree: format === 'tree', include_inactive, role_filter },
     };
   }
@@ -110,15 +146,31 @@ export class ContactReads {
    * exists and that count are cached under the directory version (a create, a deletion, a move
    * and a change of is_active each bump it), so a page costs one query.
    */
-  async children(id: number, input: { page?: number; limit?: number; include_inactive?: boolean }, versions: DirectoryVersions) {
+  async children(id: number, input: PageRequest & { include_inactive?: boolean }, versions: DirectoryVersions) {
     const includeInactive = input.include_inactive ?? false;
     const total = await this.cached(versions, `children|${id}|${includeInactive}`, async () =>
       (await contactExists(this.db, id)) ? childrenCount(this.db, id, includeInactive) : null,
     );
     if (total === null) throw new NotFoundError('Contact not found');
-    const { page, limit, offset } = pageOf(input, CHILDREN_PAGE.defaultLimit);
-    const children = offset < total ? await childrenPage(this.db, id, { includeInactive, limit, offset }) : [];
-    return { parent_id: id, children, total, pagination: paginationOf(page, limit, total) };
+    const limit = input.limit ?? CHILDREN_PAGE.defaultLimit;
+    const digest = childrenDigest(id, includeInactive);
+    const cursor = input.cursor && placeFor(input.cursor, 'children', digest);
+    const page = cursor ? null : (input.page ?? 1);
+    let children;
+    if (cursor) {
+      // after where the cursor's contact stands among siblings now (its name may have changed)
+      const place = await placeOf(this.db, cursor.id);
+      if (!place) throw placeGone();
+      children = await childrenPage(this.db, id, { includeInactive, limit: limit + 1, offset: 0, after: { key: place.sort_name, id: cursor.id } });
+    } else {
+      const window = numberedWindow(this.pageDepth, page!, limit, total);
+      children = window ? await childrenPage(this.db, id, { includeInactive, ...window }) : [];
+    }
+    const hasMore = cursor ? children.length > limit : paginationOf(page!, limit, total).has_more;
+    children = children.slice(0, limit);
+    const last = children.at(-1);
+    const pagination = listPagination({ page, limit }, total, hasMore, last ? { id: last.id, ord: 0 } : null, { kind: 'children', digest });
+    return { parent_id: id, children, total, pagination };
   }
 
   /** The eight counters over the active directory. */

@@ -1,10 +1,13 @@
 import type { Format } from './formats';
+import type { ListCursor } from '../domain/list-cursor';
 import type { ContactFilters, RoleFilter } from '../domain/filters';
 
 /** The validated query of a listing (GET /api/contacts) or of a unit's tree. */
 export interface ListInput {
   page?: number;
   limit?: number;
+  /** a place in the listing (list-paging.ts), given instead of `page` */
+  cursor?: ListCursor;
   search?: string;
   parent_id?: number | null;
   unit_id?: number;

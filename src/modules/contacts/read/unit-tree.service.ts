@@ -11,7 +11,8 @@ import { shape } from './formats';
 import { filtersOf, filtersEcho, type ListInput } from './list-input';
 import { statisticsOf } from '../data/listing.queries';
 import { atOneVersion } from '../data/tree/one-version';
-import { unitContactNames, unitLineage, unitRows, unitRowsByIds } from '../data/unit-tree.queries';
+import { unitContactNames, unitLineage, unitRows, unitRowsByIds, unitSize } from '../data/unit-tree.queries';
+import { streamedUnitTree } from './unit-tree-stream';
 import { loadNameMaps } from '../data/users.queries';
 import type { ReadVersions } from '../../access';
 import type { ContactFilters } from '../domain/filters';
@@ -29,15 +30,45 @@ import type { ContactFilters } from '../domain/filters';
  */
 export const UNIT_TREES_KEPT = 4;
 
+/** A unit's tree as the answer gives it: kept JSON bytes of its `data`, or the whole answer's text streamed. */
+export type UnitTreeAnswer = { kept: Buffer } | { streamed: AsyncIterable<string> };
+
 export class UnitTrees {
   private readonly db: Db;
   private readonly search: ListSearch;
   private readonly gate = new Gate(3);
   private readonly built = new TtlCache<Buffer>(60_000, UNIT_TREES_KEPT);
+  /** units' sizes by directory version: whether a tree is streamed */
+  private readonly sizes = new TtlCache<number>(60_000, 200);
+  /** from how many contacts in a unit its tree is streamed (UNIT_TREE_STREAM_FROM) */
+  private readonly streamFrom: number;
 
-  constructor(deps: { db: Db; index: SearchIndex | null }) {
+  constructor(deps: { db: Db; index: SearchIndex | null; streamFrom?: number }) {
     this.db = deps.db;
     this.search = new ListSearch(deps);
+    this.streamFrom = deps.streamFrom ?? 20_000;
+  }
+
+  /**
+   * The unit's tree: built whole and kept (unitTreeJson) when the unit holds fewer than
+   * UNIT_TREE_STREAM_FROM contacts or the tree is searched (a search's matches are few), else
+   * streamed (unit-tree-stream.ts): a tree of 100,000 contacts is 66 MB of JSON, whose build took
+   * 4 s before its first byte and 540 to 780 MiB of the service's memory (docs/performance.md).
+   * A streamed tree is not kept: four kept ones of that size would be a quarter of a gigabyte.
+   */
+  async unitTree(unitId: number, input: ListInput, versions: ReadVersions, message: string): Promise<UnitTreeAnswer> {
+    if (!input.search) {
+      const size = await this.sizes.get(`${versions.directory}|${unitId}`, () => unitSize(this.db, unitId));
+      // a unit without contacts is below any threshold: its 404 (no such unit) comes from the build
+      if (size > 0 && size >= this.streamFrom) {
+        const format = input.format ?? 'tree';
+        const filters = { ...filtersOf(input), unit_id: unitId };
+        const { search, department_id, include_inactive, role_filter } = filtersEcho(filters);
+        const echo = { search, department_id, format, include_inactive, role_filter };
+        return { streamed: streamedUnitTree(this.db, { unitId, message, filters, format, echo }) };
+      }
+    }
+    return { kept: await this.unitTreeJson(unitId, input, versions) };
   }
 
   /**
