@@ -98,8 +98,8 @@ describe('a 100,000-row import with every column filled, in a process of its own
       report(`${format} create, dry run`, result);
       expect(result).toMatchObject({ created: ROWS, updated: 0, unchanged: 0 });
       expect(result.read_peak_mib).toBeLessThan(MiB_LIMIT);
-      // not yet the bound: the plan's and the writer's objects of 100,000 rows (docs/performance.md, "An import's memory")
-      expect(result.peak_mib).toBeGreaterThan(0);
+      // the whole import's peak (result.peak_mib, printed with IMPORT_MEMORY_REPORT) is not bounded
+      // yet: the plan's and the writer's objects of 100,000 rows (docs/performance.md, "An import's memory")
     },
     300_000,
   );
