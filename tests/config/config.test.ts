@@ -37,8 +37,8 @@ describe('loadConfig defaults', () => {
     expect(config.db.sqliteFilename).toBe(path.resolve('./data/directory.sqlite3'));
   });
 
-  test('reaches 10,000 rows by page number, and streams unit trees from 20,000 contacts', () => {
-    expect(loadConfig({}).lists).toEqual({ pageDepth: 10_000, unitTreeStreamFrom: 20_000 });
+  test('reaches 100,000 rows by page number, and streams unit trees from 20,000 contacts', () => {
+    expect(loadConfig({}).lists).toEqual({ pageDepth: 100_000, unitTreeStreamFrom: 20_000 });
   });
 
   test('hashes with bcrypt cost 12', () => {
