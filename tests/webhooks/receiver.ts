@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * A webhook receiver for the tests: a real HTTP server on 127.0.0.1 that keeps every request
  * it gets, answers as the test tells it (a status, `hang` past the sender's time-out, `reset`
- * the connection), and checks a signature as the Standard Webhooks specification says a
+ * the connection, a status once a promise settles or after a delay), and checks a signature as the Standard Webhooks specification says a
  * receiver should (https://www.standardwebhooks.com/): HMAC-SHA256 with the secret's base64
  * part as the key, over `<webhook-id>.<webhook-timestamp>.<body>`, compared in constant time
  * with each `v1,` signature of the header.
@@ -17,7 +17,7 @@ export interface Received {
   id: string;
 }
 
-export type Answer = number | 'hang' | 'reset';
+export type Answer = number | 'hang' | 'reset' | { status: number; after?: Promise<unknown>; delayMs?: number };
 
 export class Receiver {
   readonly received: Received[] = [];
@@ -37,7 +37,13 @@ export class Receiver {
         const answer = this.script.shift() ?? this.fallback;
         if (answer === 'hang') this.hanging.add(res);
         else if (answer === 'reset') req.socket.destroy();
-        else res.writeHead(answer).end('ok');
+        else if (typeof answer === 'number') res.writeHead(answer).end('ok');
+        else {
+          const delayed = new Promise((resolve) => setTimeout(resolve, answer.delayMs ?? 0));
+          void Promise.all([answer.after, delayed]).then(() => {
+            if (!res.destroyed) res.writeHead(answer.status).end('ok');
+          });
+        }
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

@@ -147,6 +147,18 @@ describe('safe targets (SSRF)', () => {
     ['the unspecified address', 'https://0.0.0.0/hook'],
     ['a multicast address', 'https://224.0.0.1/hook'],
     ['carrier-grade NAT space', 'https://100.64.0.1/hook'],
+    ['the benchmarking range', 'https://198.18.0.1/hook'],
+    ['IETF protocol assignments (192.0.0.0/24)', 'https://192.0.0.1/hook'],
+    ['documentation space (TEST-NET-1, -2, -3, 2001:db8::/32)', 'https://192.0.2.1/hook'],
+    ['documentation space (TEST-NET-2)', 'https://198.51.100.1/hook'],
+    ['documentation space (TEST-NET-3)', 'https://203.0.113.1/hook'],
+    ['IPv6 documentation space', 'https://[2001:db8::1]/hook'],
+    ['reserved class E space', 'https://240.0.0.1/hook'],
+    ['local-use NAT64 (64:ff9b:1::/48) of a private address', 'https://[64:ff9b:1::a00:1]/hook'],
+    ['well-known NAT64 of loopback', 'https://[64:ff9b::7f00:1]/hook'],
+    ['a deprecated site-local IPv6 address', 'https://[fec0::1]/hook'],
+    ['an IPv4-compatible IPv6 address of loopback', 'https://[::7f00:1]/hook'],
+    ['6to4 of a private address', 'https://[2002:a00:1::1]/hook'],
   ])('refuses %s with 400', async (_name, url) => {
     const res = await create(admin, { url, events: ['contact.*'] });
     expect([res.status, res.body.errors]).toEqual([400, [{ field: 'url', message: 'url must not point to a private, loopback, link-local or otherwise internal address' }]]);

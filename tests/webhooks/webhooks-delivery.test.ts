@@ -217,16 +217,18 @@ it('signs with both secrets for 24 hours after a rotation', async () => {
   expect(String(receiver.of(hook.id)[1].headers['webhook-signature']).split(' ')).toHaveLength(1);
 });
 
-it('prunes finished deliveries older than CHANGES_RETENTION_DAYS, with their attempts, and keeps pending ones', async () => {
+it('prunes finished and parked deliveries older than CHANGES_RETENTION_DAYS, with their attempts, and keeps pending ones due', async () => {
   const hook = await hookFor(admin);
   const old = new Date(Date.now() - 31 * 86400_000);
   const row = (status: string, event: string) => ({ webhook_id: hook.id, event_id: event, type: 'contact.created', payload: '{}', status, attempts: 1, next_attempt_at: status === 'pending' ? old : null, created_at: old });
-  await ctx.db('webhook_deliveries').insert([row('delivered', 'msg_a'), row('failed', 'msg_b'), row('pending', 'msg_c')]);
+  // msg_d: parked (an inactive hook's), as old as the feed keeps; a recent parked one stays
+  const parked = (event: string, at: Date) => ({ ...row('pending', event), next_attempt_at: null, created_at: at });
+  await ctx.db('webhook_deliveries').insert([row('delivered', 'msg_a'), row('failed', 'msg_b'), row('pending', 'msg_c'), parked('msg_d', old), parked('msg_e', new Date())]);
   const delivered = await ctx.db('webhook_deliveries').where({ webhook_id: hook.id, event_id: 'msg_a' }).first('id');
   await ctx.db('webhook_attempts').insert({ delivery_id: delivered.id, attempted_at: old, status: 'delivered', response_code: 200, duration_ms: 3, error: null });
   const idle = new WebhookDispatcher({ db: ctx.db, feed: new ChangeFeed({ db: ctx.db }), settings: ctx.config.webhooks });
-  expect(await idle.prune()).toBe(2);
-  expect(await ctx.db('webhook_deliveries').where({ webhook_id: hook.id }).pluck('event_id')).toEqual(['msg_c']);
+  expect(await idle.prune()).toBe(3);
+  expect(await ctx.db('webhook_deliveries').where({ webhook_id: hook.id }).orderBy('event_id').pluck('event_id')).toEqual(['msg_c', 'msg_e']);
   expect(await ctx.db('webhook_attempts').where({ delivery_id: delivered.id })).toEqual([]);
 });
 

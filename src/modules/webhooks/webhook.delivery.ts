@@ -1,14 +1,10 @@
 import type { Db } from '../../lib/db';
-import { claimDue, parkDeliveries, parkDeliveryIds, recordAttempts, type AttemptDone, type Claimed } from './deliveries.queries';
+import { claimDue, parkClaimed, parkDeliveries, recordAttempts, type AttemptDone, type Claimed } from './deliveries.queries';
 import { hooksByIds, signingSecrets, WEBHOOKS, type HookRow } from './webhooks.queries';
 import { sendOnce, type Outcome } from './webhook.sender';
-import { leaseMs, nextAttemptAt, type WebhookSettings } from './webhook.settings';
+import { CLAIM_BATCH, CONCURRENCY, leaseMs, nextAttemptAt, type WebhookSettings } from './webhook.settings';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Deliveries claimed per round, and sent at once by one instance. */
-export const CLAIM_BATCH = 100;
-export const CONCURRENCY = 16;
 
 interface Sent extends AttemptDone {
   hook: HookRow;
@@ -20,8 +16,10 @@ interface Sent extends AttemptDone {
  * time), sends each outside any transaction, records the round's attempts in one transaction,
  * each delivery then delivered, due again after the retry schedule's wait, or failed. A hook
  * failing without a success for WEBHOOK_DISABLE_AFTER_DAYS is disabled, with the reason shown
- * to its Admin. A crash before the record leaves the claims to lapse: the deliveries are sent
- * again (at least once).
+ * to its Admin. A claim lasts as long as the round may take (leaseMs); a crash before the record
+ * leaves the claims to lapse and the deliveries are sent again (at least once). An outcome is
+ * recorded only while its claim holds: one that lost it (lapsed, parked, or its hook deleted)
+ * is dropped, and the others of the round are recorded all the same.
  */
 export class WebhookDelivery {
   constructor(
@@ -33,23 +31,23 @@ export class WebhookDelivery {
   /** Claims and sends one round of due deliveries; how many were claimed. */
   async round(): Promise<number> {
     const now = new Date();
-    const claimed = await claimDue(this.db, now, new Date(now.getTime() + leaseMs(this.settings)), CLAIM_BATCH);
+    const claimed = await claimDue(this.db, now, new Date(now.getTime() + leaseMs(this.settings, CLAIM_BATCH)), CLAIM_BATCH);
     if (claimed.length === 0) return 0;
     const hooks = await hooksByIds(this.db, claimed.map((c) => c.webhook_id));
     const sent: Sent[] = [];
-    const parked: number[] = [];
+    const parked: Claimed[] = [];
     let next = 0;
     const worker = async () => {
       while (next < claimed.length) {
         const delivery = claimed[next++];
         const hook = hooks.get(delivery.webhook_id);
         if (hook?.active) sent.push(await this.attempt(hook, delivery));
-        else parked.push(delivery.id);
+        else parked.push(delivery);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, claimed.length) }, worker));
     await this.record(sent);
-    await parkDeliveryIds(this.db, parked);
+    await parkClaimed(this.db, parked);
     return claimed.length;
   }
 
@@ -70,9 +68,9 @@ export class WebhookDelivery {
 
   private async record(sent: Sent[]): Promise<void> {
     try {
-      await recordAttempts(this.db, sent);
+      const recorded = await recordAttempts(this.db, sent);
       const byHook = new Map<number, Sent[]>();
-      for (const s of sent) byHook.set(s.hook.id, [...(byHook.get(s.hook.id) ?? []), s]);
+      for (const s of recorded) byHook.set(s.hook.id, [...(byHook.get(s.hook.id) ?? []), s]);
       for (const results of byHook.values()) await this.noteHealth(results);
     } catch (err) {
       // the claims lapse and the deliveries are sent again

@@ -1,8 +1,8 @@
 import type { Db } from '../../lib/db';
-import { afterVersion, type ChangeFeed, type PlacedChange } from '../contacts';
-import { advanceFanOut, fanOutCursor, pruneDeliveries, type NewDelivery } from './deliveries.queries';
-import { activeHooks, type HookRow } from './webhooks.queries';
-import { subscribes } from './webhook.events';
+import { afterVersion, type ChangeFeed, type ChangePosition, type PlacedChange } from '../contacts';
+import { advanceFanOut, fanOutCursor, pruneDeliveries, resumeIfActive, type FannedOut } from './deliveries.queries';
+import { allHooks, type HookRow } from './webhooks.queries';
+import { eventBody, subscribes } from './webhook.events';
 import { WebhookDelivery } from './webhook.delivery';
 import type { WebhookSettings } from './webhook.settings';
 
@@ -11,17 +11,17 @@ const FAN_OUT_BATCH = 500;
 
 const HOUR_MS = 60 * 60 * 1000;
 
-/** The body of an event, Standard Webhooks' shape: `type`, `timestamp`, `data`. */
-export function eventBody(type: string, timestamp: string, data: unknown): string {
-  return JSON.stringify({ type, timestamp, data });
-}
+const isBefore = (a: ChangePosition, b: ChangePosition) => a.version < b.version || (a.version === b.version && a.contactId < b.contactId);
 
 /** The `webhook-id` of a change's event for a hook: the same on every retry, and unique. */
 export const eventIdOf = (cursor: string, hookId: number) => `msg_${cursor}_${hookId}`;
 
-/** The deliveries of a page of changes: one per change per active hook that subscribes to it. */
-export function deliveriesOf(changes: readonly PlacedChange[], hooks: readonly HookRow[]): NewDelivery[] {
-  const rows: NewDelivery[] = [];
+/**
+ * The deliveries of a page of changes: one per change per hook that subscribes to it, an
+ * inactive hook's parked (they wait for PATCH active: true, then go in order).
+ */
+export function deliveriesForChanges(changes: readonly PlacedChange[], hooks: readonly HookRow[]): FannedOut[] {
+  const rows: FannedOut[] = [];
   for (const { change, position, organizationId } of changes) {
     const type = `contact.${change.type}`;
     let body: string | null = null;
@@ -30,7 +30,7 @@ export function deliveriesOf(changes: readonly PlacedChange[], hooks: readonly H
       if (hook.organization_id !== null && hook.organization_id !== organizationId) continue;
       if (!subscribes(hook.events, type)) continue;
       body ??= eventBody(type, change.at, change);
-      rows.push({ webhook_id: hook.id, event_id: eventIdOf(change.cursor, hook.id), type, payload: body });
+      rows.push({ webhook_id: hook.id, event_id: eventIdOf(change.cursor, hook.id), type, payload: body, parked: !hook.active });
     }
   }
   return rows;
@@ -105,14 +105,21 @@ export class WebhookDispatcher {
     else this.schedule(0);
   }
 
-  /** One round: fan out what is new, then send what is due, until nothing is left; hourly, prune. */
+  /**
+   * One round: fan out what is new, then send what is due, until nothing is left; hourly, prune.
+   * With no hook at all, a round is one read: there is nothing to fan out for and no delivery
+   * (they go with their hook), so neither the cursor nor a claim is written. The cursor moves on
+   * once a hook exists (fanOut starts at the oldest hook's start).
+   */
   async runOnce(): Promise<void> {
     if (Date.now() - this.prunedAt >= HOUR_MS) {
       this.prunedAt = Date.now();
       await this.prune();
     }
     for (let rounds = 0; rounds < 100; rounds++) {
-      const fanned = await this.fanOut();
+      const hooks = await allHooks(this.db);
+      if (hooks.length === 0) return;
+      const fanned = await this.fanOut(hooks);
       const sent = await this.delivery.round();
       if (fanned < FAN_OUT_BATCH && sent === 0) return;
     }
@@ -124,23 +131,38 @@ export class WebhookDispatcher {
     return pruneDeliveries(this.db, new Date(now - this.settings.keepDays * 24 * HOUR_MS));
   }
 
-  /** Fans out one page of changes after the cursor; how many changes it read. */
-  async fanOut(): Promise<number> {
+  /**
+   * Fans out one page of changes after the cursor for `hooks` (every hook, active or not); how
+   * many changes it read. The page starts at the cursor, or after the oldest hook's
+   * `after_version` when that is later: the changes before it are no hook's (the cursor stays
+   * behind while no hook exists).
+   */
+  async fanOut(hooks?: readonly HookRow[]): Promise<number> {
+    const all = hooks ?? (await allHooks(this.db));
+    if (all.length === 0) return 0;
     const from = await fanOutCursor(this.db);
-    const { changes, prunedThrough } = await this.feed.since(from, FAN_OUT_BATCH);
-    if (from.version < prunedThrough) {
+    const oldest = afterVersion(Math.min(...all.map((h) => h.after_version)));
+    const start = isBefore(from, oldest) ? oldest : from;
+    const { changes, prunedThrough } = await this.feed.since(start, FAN_OUT_BATCH);
+    if (start.version < prunedThrough) {
       // stopped for longer than the feed keeps changes: what was pruned cannot be sent
-      this.onBehind({ cursorVersion: from.version, prunedThrough });
+      this.onBehind({ cursorVersion: start.version, prunedThrough });
       if (changes.length === 0) {
         await advanceFanOut(this.db, from, afterVersion(prunedThrough), []);
         return 0;
       }
     }
-    if (changes.length === 0) return 0;
+    if (changes.length === 0) {
+      if (start !== from) await advanceFanOut(this.db, from, start, []);
+      return 0;
+    }
     const to = changes[changes.length - 1].position;
-    const rows = deliveriesOf(changes, await activeHooks(this.db));
+    const rows = deliveriesForChanges(changes, all);
     // false: another instance fanned these out first; the next round reads after its cursor
-    await advanceFanOut(this.db, from, to, rows);
+    if (await advanceFanOut(this.db, from, to, rows)) {
+      // a hook made active since it was read would find these parked: resumed if so
+      await resumeIfActive(this.db, [...new Set(rows.filter((r) => r.parked).map((r) => r.webhook_id))]);
+    }
     return changes.length;
   }
 

@@ -13,3 +13,8 @@ export const TEST_EVENT = 'webhook.test';
 export function subscribes(patterns: readonly string[], type: string): boolean {
   return patterns.some((p) => p === type || (p.endsWith('.*') && type.startsWith(p.slice(0, -1))));
 }
+
+/** The body of an event, Standard Webhooks' shape: `type`, `timestamp`, `data` (the fan-out's and the test event's). */
+export function eventBody(type: string, timestamp: string, data: unknown): string {
+  return JSON.stringify({ type, timestamp, data });
+}

@@ -10,7 +10,7 @@ import { signatureHeader } from './webhook.signature';
  * `webhook-timestamp` (this attempt's, unix seconds) and `webhook-signature`. Any 2xx is a
  * success; anything else fails the attempt: another status (a 3xx too: redirects are never
  * followed, a redirect could lead into the service's own network), a refused connection, a
- * time-out (the whole exchange, `timeoutMs`), a refused target.
+ * time-out (the whole exchange, the name's lookup included, `timeoutMs`), a refused target.
  *
  * The address is resolved and checked here, at every attempt, and the connection goes to
  * that very address (the `lookup` option hands it to the socket): a name re-pointed to an
@@ -55,10 +55,12 @@ export async function sendOnce(url: string, delivery: { event_id: string; payloa
   const target = new URL(url);
   let pinned: { address: string; family: 4 | 6 };
   try {
-    pinned = await resolveTarget(target, options.allowPrivate);
+    pinned = await resolveTarget(target, options.allowPrivate, options.timeoutMs);
   } catch (err) {
     return done({ ok: false, responseCode: null, error: errorText(err) });
   }
+  // what is left of the time-out once the name is resolved
+  const left = Math.max(1, options.timeoutMs - (Date.now() - started));
   const timestamp = Math.floor(Date.now() / 1000);
   const body = Buffer.from(delivery.payload, 'utf8');
   const lookup: LookupFunction = (_host, opts, callback) => {
@@ -104,7 +106,7 @@ export async function sendOnce(url: string, delivery: { event_id: string; payloa
     const timer = setTimeout(() => {
       finish({ ok: false, responseCode: null, error: `Timed out after ${options.timeoutMs} ms` });
       req.destroy();
-    }, options.timeoutMs);
+    }, left);
     req.on('error', (err) => finish({ ok: false, responseCode: null, error: errorText(err) }));
     req.end(body);
   });

@@ -32,5 +32,25 @@ export function nextAttemptAt(schedule: readonly number[], attempts: number, now
   return new Date(now.getTime() + Math.round(wait * 1000 * factor));
 }
 
-/** How long a claim holds a delivery: longer than an attempt can last, so only a crash lets it lapse. */
-export const leaseMs = (settings: Pick<WebhookSettings, 'timeoutMs'>) => Math.max(1000, 3 * settings.timeoutMs);
+/** Deliveries claimed per round, and sent at once by one instance (webhook.delivery.ts). */
+export const CLAIM_BATCH = 100;
+export const CONCURRENCY = 16;
+
+/** What an attempt may take beyond its time-out (timers, the signature, the event loop's other work). */
+const ATTEMPT_SLACK_MS = 1000;
+
+/** What recording a round's outcomes may take (one transaction). */
+const RECORD_MS = 30_000;
+
+/**
+ * How long a claim of `count` deliveries holds them: the time the round may really take. Each of
+ * the CONCURRENCY senders sends its share one after another, each attempt (DNS lookup
+ * included) bounded by `timeoutMs`, then the outcomes are recorded: with the defaults, 7 waves
+ * of at most 11 s and 30 s to record, about 107 s. Only a crash (or a stall past all of that)
+ * lets a claim lapse; an outcome recorded after its claim lapsed is dropped
+ * (deliveries.queries.ts, recordAttempts), never written over another instance's.
+ */
+export function leaseMs(settings: Pick<WebhookSettings, 'timeoutMs'>, count = CLAIM_BATCH): number {
+  const waves = Math.ceil(Math.max(1, count) / CONCURRENCY);
+  return waves * (settings.timeoutMs + ATTEMPT_SLACK_MS) + RECORD_MS;
+}

@@ -111,9 +111,9 @@ export async function deleteWebhook(trx: Knex.Transaction, id: number): Promise<
   await trx(WEBHOOKS).where({ id }).delete();
 }
 
-/** The active hooks, for the fan-out. */
-export async function activeHooks(db: Queryable): Promise<HookRow[]> {
-  return (await db(WEBHOOKS).where({ active: true }).select('*')).map(hookRow);
+/** Every hook, active or not (an inactive hook's deliveries are written parked), for the fan-out. */
+export async function allHooks(db: Queryable): Promise<HookRow[]> {
+  return (await db(WEBHOOKS).select('*')).map(hookRow);
 }
 
 /** Hooks by id, with their secrets, for the sender. */

@@ -4,11 +4,11 @@ import { paginationOf } from '../../lib/http/paging';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { reachesEveryOrganization } from '../access';
 import type { Actor, AuditTrail } from '../audit';
-import { deliveriesOf, insertDelivery, parkDeliveries, resumeDeliveries } from './deliveries.queries';
+import { insertDelivery, parkDeliveries, resumeDeliveries } from './deliveries.queries';
+import { deliveryPage } from './delivery-page.queries';
 import * as hooks from './webhooks.queries';
-import { eventBody } from './webhook.dispatcher';
 import { WebhookDelivery } from './webhook.delivery';
-import { TEST_EVENT } from './webhook.events';
+import { eventBody, TEST_EVENT } from './webhook.events';
 import { newSecret } from './webhook.signature';
 import { leaseMs, type WebhookSettings } from './webhook.settings';
 import { checkTarget } from './webhook.targets';
@@ -72,7 +72,7 @@ export class WebhooksService {
       if (!reachesEveryOrganization(actor) && input.organization_id !== actor.organizationId) throw new ForbiddenError(OTHER_ORGANIZATION);
       organizationId = input.organization_id;
     }
-    await checkTarget(input.url, this.settings.allowPrivate);
+    await checkTarget(input.url, this.settings.allowPrivate, this.settings.timeoutMs);
     const secret = newSecret();
     try {
       const webhook = await inTransaction(this.db, async (trx) => {
@@ -100,7 +100,7 @@ export class WebhooksService {
   async change(actor: Actor, id: number, input: ChangeInput): Promise<hooks.Webhook> {
     const before = await this.get(actor, id);
     if (Object.values(input).every((v) => v === undefined)) throw ValidationError.field('body', 'Give at least one of url, events, description, active');
-    if (input.url !== undefined) await checkTarget(input.url, this.settings.allowPrivate);
+    if (input.url !== undefined) await checkTarget(input.url, this.settings.allowPrivate, this.settings.timeoutMs);
     const values: Record<string, unknown> = {};
     if (input.url !== undefined) values.url = input.url;
     if (input.events !== undefined) values.events = JSON.stringify(input.events);
@@ -149,9 +149,9 @@ export class WebhooksService {
     const eventId = `msg_test_${randomBytes(12).toString('hex')}_${id}`;
     const timestamp = new Date().toISOString();
     const payload = eventBody(TEST_EVENT, timestamp, { webhook_id: id });
-    const lease = new Date(Date.now() + leaseMs(this.settings));
+    const lease = new Date(Date.now() + leaseMs(this.settings, 1));
     const deliveryId = await insertDelivery(this.db, { webhook_id: id, event_id: eventId, type: TEST_EVENT, payload }, lease);
-    const outcome = await this.delivery.send(hook, { id: deliveryId, webhook_id: id, event_id: eventId, type: TEST_EVENT, payload, attempts: 0 });
+    const outcome = await this.delivery.send(hook, { id: deliveryId, webhook_id: id, event_id: eventId, type: TEST_EVENT, payload, attempts: 0, lockedUntil: lease });
     return {
       delivery_id: deliveryId,
       event_id: eventId,
@@ -166,7 +166,7 @@ export class WebhooksService {
     await this.get(actor, id);
     const page = input.page ?? 1;
     const limit = input.limit ?? 50;
-    const { deliveries, total } = await deliveriesOf(this.db, id, { limit, offset: (page - 1) * limit, status: input.status });
+    const { deliveries, total } = await deliveryPage(this.db, id, { limit, offset: (page - 1) * limit, status: input.status });
     return { deliveries, pagination: paginationOf(page, limit, total) };
   }
 }
