@@ -23,7 +23,7 @@ const MODULE_DEPENDENCIES = {
   accounts: ['access', 'audit', 'contacts', 'security', 'reference'],
   transfer: ['access', 'audit', 'contacts', 'reference'],
   webhooks: ['access', 'audit', 'contacts'],
-  'api-tokens': ['access', 'audit'],
+  'api-tokens': ['access', 'audit', 'reference'],
   scim: ['access', 'audit', 'contacts', 'reference', 'api-tokens'],
 };
 

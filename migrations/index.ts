@@ -20,6 +20,7 @@ import * as apiTokens from './20261128000100_create_api_tokens';
 import * as usersExternalId from './20261128000200_users_external_id';
 import * as auditActorToken from './20261128000300_audit_actor_token';
 import * as webhooks from './20261128000400_create_webhooks';
+import * as apiTokensCanDeactivate from './20261128000500_api_tokens_can_deactivate';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -53,6 +54,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261128000200_users_external_id', usersExternalId],
   ['20261128000300_audit_actor_token', auditActorToken],
   ['20261128000400_create_webhooks', webhooks],
+  ['20261128000500_api_tokens_can_deactivate', apiTokensCanDeactivate],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

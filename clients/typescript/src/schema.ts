@@ -1499,7 +1499,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API token (its secret is answered once)
-         * @description An Admin creates tokens of the own organization (another `organization_id` is 403); a Super_admin of any (the own by default). Only the SHA-256 of the secret is kept.
+         * @description An Admin creates tokens of the own organization (another `organization_id` is 403); a Super_admin of any (the own by default). Only the SHA-256 of the secret is kept. A token acts with its creator's rights capped at an Admin's; it deactivates and deletes users only when its creator holds `contacts.delete` (a Super_admin), recorded as `can_deactivate`. An unknown `organization_id` or `scim_defaults` id, or a default department not of the default unit, is 400 Validation failed.
          *
          *     Roles: Super_admin, Admin. Permission `contacts.create + contacts.update`.
          */
@@ -2114,6 +2114,8 @@ export interface components {
                 designation_id?: number;
                 rank_id?: number | null;
             };
+            /** @description whether it deactivates and deletes users (SCIM active false, DELETE): fixed at creation, true when its creator held contacts.delete (a Super_admin) */
+            can_deactivate: boolean;
             created_by: number | null;
             /** Format: date-time */
             created_at: string;
@@ -17524,6 +17526,10 @@ export interface operations {
             query?: {
                 /** @description obeyed for a Super_admin only */
                 organization_id?: number;
+                /** @description page number */
+                page?: number;
+                /** @description items per page */
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -17534,6 +17540,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description RFC 8288 Web Linking: the neighbouring pages as absolute-path URIs that keep the request's other query parameters. Offset lists: `next` (when has_more), `prev` (after page 1), `first`, and `last` when the total is counted. Cursor lists: `next` while has_more. Absent when there is no link to give. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17555,12 +17563,20 @@ export interface operations {
                      *               "unit_id": 3,
                      *               "designation_id": 12
                      *             },
+                     *             "can_deactivate": true,
                      *             "created_by": 2,
                      *             "created_at": "2026-03-14T09:31:05.002Z",
                      *             "expires_at": "2027-06-30T00:00:00.000Z",
                      *             "last_used_at": null
                      *           }
-                     *         ]
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 50,
+                     *           "total": 1,
+                     *           "total_pages": 1,
+                     *           "has_more": false
+                     *         }
                      *       }
                      *     }
                      */
@@ -17571,6 +17587,7 @@ export interface operations {
                         message: "API tokens retrieved successfully";
                         data: {
                             api_tokens: components["schemas"]["ApiToken"][];
+                            pagination: components["schemas"]["Pagination"];
                         };
                     };
                 };
@@ -17710,6 +17727,7 @@ export interface operations {
                      *             "unit_id": 3,
                      *             "designation_id": 12
                      *           },
+                     *           "can_deactivate": true,
                      *           "created_by": 2,
                      *           "created_at": "2026-03-14T09:31:05.002Z",
                      *           "expires_at": "2027-06-30T00:00:00.000Z",
@@ -17730,7 +17748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed, or a request the rules refuse (`errors` lists each field) */
+            /** @description Validation failed: a field, an unknown organization_id or scim_defaults id, or a default department not of the default unit */
             400: {
                 headers: {
                     [name: string]: unknown;

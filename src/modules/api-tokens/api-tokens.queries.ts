@@ -18,13 +18,15 @@ export interface ApiTokenRecord {
   organization_id: number;
   prefix: string;
   scim_defaults: ScimDefaults;
+  /** whether it deactivates and deletes contacts: its creator held contacts.delete then (docs/scim.md) */
+  can_deactivate: boolean;
   created_by: number | null;
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
 }
 
-const COLUMNS = ['id', 'name', 'scopes', 'organization_id', 'prefix', 'scim_defaults', 'created_by', 'created_at', 'expires_at', 'last_used_at'];
+const COLUMNS = ['id', 'name', 'scopes', 'organization_id', 'prefix', 'scim_defaults', 'can_deactivate', 'created_by', 'created_at', 'expires_at', 'last_used_at'];
 
 function toRecord(row: Record<string, unknown>): ApiTokenRecord {
   return {
@@ -34,6 +36,7 @@ function toRecord(row: Record<string, unknown>): ApiTokenRecord {
     organization_id: Number(row.organization_id),
     prefix: String(row.prefix),
     scim_defaults: row.scim_defaults ? (JSON.parse(String(row.scim_defaults)) as ScimDefaults) : {},
+    can_deactivate: Boolean(Number(row.can_deactivate)),
     created_by: nullableId(row.created_by),
     created_at: toIsoRequired(row.created_at),
     expires_at: toIso(row.expires_at),
@@ -48,6 +51,7 @@ export interface NewToken {
   token_hash: string;
   prefix: string;
   scim_defaults: ScimDefaults | null;
+  can_deactivate: boolean;
   created_by: number | null;
   expires_at: Date | null;
 }
@@ -62,11 +66,16 @@ export async function insertToken(db: Queryable, token: NewToken): Promise<numbe
   return Number(id);
 }
 
-/** The tokens not revoked, of one organization or (undefined) of all, newest first. */
-export async function listTokens(db: Queryable, organizationId: number | undefined): Promise<ApiTokenRecord[]> {
-  const q = db('api_tokens').whereNull('revoked_at');
-  if (organizationId !== undefined) q.where({ organization_id: organizationId });
-  return (await q.orderBy('id', 'desc').select(COLUMNS)).map(toRecord);
+/** A page of the tokens not revoked, of one organization or (undefined) of all, newest first, and how many there are. */
+export async function listTokens(db: Queryable, organizationId: number | undefined, page: { limit: number; offset: number }): Promise<{ rows: ApiTokenRecord[]; total: number }> {
+  const live = () => {
+    const q = db('api_tokens').whereNull('revoked_at');
+    if (organizationId !== undefined) q.where({ organization_id: organizationId });
+    return q;
+  };
+  const [{ n }] = await live().count({ n: '*' });
+  const rows = await live().orderBy('id', 'desc').limit(page.limit).offset(page.offset).select(COLUMNS);
+  return { rows: rows.map(toRecord), total: Number(n) };
 }
 
 export async function findToken(db: Queryable, id: number): Promise<ApiTokenRecord | null> {

@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import { sendPage } from '../../lib/http/paging';
 import { sendSuccess } from '../../lib/http/respond';
 import { inputOf, validate } from '../../lib/http/validate';
 import { requirePermission } from '../access';
@@ -17,7 +18,7 @@ export function apiTokensRouter(service: ApiTokens, requireAuth: RequestHandler)
     sendSuccess(res, 201, 'API token created; its secret is shown only now', await service.create(inputOf<CreateTokenInput>(req), actorOf(req)));
   });
   router.get('/api-tokens', requireAuth, admins, ...listTokenRules, validate, async (req, res) => {
-    sendSuccess(res, 200, 'API tokens retrieved successfully', await service.list(actorOf(req), inputOf<{ organization_id?: number }>(req).organization_id));
+    sendPage(res, 'API tokens retrieved successfully', await service.list(actorOf(req), inputOf<{ organization_id?: number; page?: number; limit?: number }>(req)));
   });
   router.delete('/api-tokens/:id', requireAuth, admins, ...tokenIdRules, validate, async (req, res) => {
     await service.revoke(inputOf<{ id: number }>(req).id, actorOf(req));

@@ -1,5 +1,5 @@
 import { body, param, query } from 'express-validator';
-import { idParamRule, intRule, stringRule } from '../../lib/http/validate';
+import { idParamRule, intRule, paginationRules, stringRule } from '../../lib/http/validate';
 
 /** The scopes a token can hold: `scim`, the SCIM 2.0 service provider at /scim/v2 (docs/scim.md). */
 export const API_TOKEN_SCOPES = ['scim'] as const;
@@ -25,6 +25,6 @@ export const createTokenRules = [
   intRule(body('scim_defaults.rank_id'), 'scim_defaults.rank_id'),
 ];
 
-export const listTokenRules = [intRule(query('organization_id'), 'organization_id')];
+export const listTokenRules = [intRule(query('organization_id'), 'organization_id'), ...paginationRules(100)];
 
 export const tokenIdRules = [idParamRule(param('id'), 'id')];

@@ -22,6 +22,7 @@
 export { contactsRouter } from './http/contacts.router';
 export { CONTACT_TEXT, filterRules, STATUSES } from './http/contacts.validators';
 export type { Contact, UserRecord } from './domain/contact.record';
+export { contactRowTag } from './domain/contact.record';
 export { ContactReads } from './read/contact-reads.service';
 export { ChangeFeed, CHANGES_GONE, CHANGES_PAGE, CURSOR_AHEAD, type FeedChange, type PlacedChange } from './read/change-feed.service';
 export { pruneChanges } from './data/changes.writer';

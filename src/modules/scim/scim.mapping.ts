@@ -75,7 +75,11 @@ export function fromScim(u: ScimUser): ScimFields {
   if (problem) throw invalidValue(`userName: ${problem}`);
   const name = obj(u.name);
   const given = [text(name.givenName), text(name.familyName)].filter(Boolean).join(' ');
-  const fullName = bounded('name', text(u.displayName) ?? text(name.formatted) ?? (given || email), 255)!;
+  // a contact's name is required and 2-255 characters (the specification's contact rules)
+  const fullName = text(u.displayName) ?? text(name.formatted) ?? (given || undefined);
+  if (fullName === undefined) throw invalidValue('name (or displayName) is required');
+  const length = [...fullName].length;
+  if (length < 2 || length > 255) throw invalidValue('name (displayName) must be 2 to 255 characters');
   const ent = obj(u[ENTERPRISE_SCHEMA]);
   const phones = Array.isArray(u.phoneNumbers) ? u.phoneNumbers.map(obj) : [];
   const phone = (type: string) => bounded(`phoneNumbers[type eq "${type}"]`, text(phones.find((p) => String(p.type ?? (type === 'work' ? 'work' : '')).toLowerCase() === type)?.value), 20) ?? null;

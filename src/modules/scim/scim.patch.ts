@@ -68,3 +68,21 @@ export function applyPatch(user: ScimUser, body: unknown): ScimUser {
     throw err;
   }
 }
+
+const hasText = (v: unknown) => typeof v === 'string' && v.trim() !== '';
+
+/**
+ * What a PATCH may not take away (RFC 7644 3.5.2: an operation that does not fit an attribute's
+ * schema is refused): userName (required by RFC 7643), the name (a contact has one: displayName,
+ * name.formatted or its parts) and emails (read back from userName, so a removal would not hold).
+ * A removal is 400 `mutability`: RFC 7644 3.12 gives it to a change "not compatible with the
+ * target attribute's mutability or current state", where `invalidValue` (kept for a value that
+ * is given but empty or wrong: fromScim) says a value was sent that does not fit.
+ */
+export function assertRequiredKept(patched: ScimUser): void {
+  const refuse = (what: string) => new ScimError(400, 'mutability', `${what} cannot be removed`);
+  if (patched.userName === undefined || patched.userName === null) throw refuse('userName (the e-mail address)');
+  if (!Array.isArray(patched.emails) || patched.emails.length === 0) throw refuse('emails (read from userName: change userName instead)');
+  const name = patched.name && typeof patched.name === 'object' ? (patched.name as Record<string, unknown>) : {};
+  if (![patched.displayName, name.formatted, name.givenName, name.familyName].some(hasText)) throw refuse('name (a contact has a name)');
+}

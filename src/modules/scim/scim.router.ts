@@ -59,6 +59,14 @@ export function scimRouter(deps: { db: Db; users: ScimUsers; logger: Logger; bod
     const list = schemas(callOf(req, res).base);
     send(res, 200, { schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: list.length, startIndex: 1, itemsPerPage: list.length, Resources: list });
   });
+  // each document by its id, where its meta.location points (RFC 7644 4): 404 for another
+  const one = (kind: string, list: Array<{ id: string }>, id: string) => {
+    const found = list.find((d) => d.id === id);
+    if (!found) throw new ScimError(404, undefined, `${kind} ${id} not found`);
+    return found;
+  };
+  router.get('/ResourceTypes/:id', (req, res) => send(res, 200, one('ResourceType', resourceTypes(callOf(req, res).base), String(req.params.id))));
+  router.get('/Schemas/:id', (req, res) => send(res, 200, one('Schema', schemas(callOf(req, res).base), String(req.params.id))));
 
   const sendUser = (res: Response, status: number, user: Record<string, unknown>) => {
     const meta = user.meta as { version: string; location: string };

@@ -1,20 +1,23 @@
 import type { Db } from '../../lib/db';
-import { NotFoundError } from '../../lib/errors';
-import { UNCONDITIONAL, type Preconditions } from '../../lib/http/conditional';
+import { NotFoundError, PreconditionFailedError } from '../../lib/errors';
+import { rowPreconditionsHold, UNCONDITIONAL, type Preconditions } from '../../lib/http/conditional';
 import { ROLE_ID } from '../access';
 import type { ApiTokenRecord } from '../api-tokens';
 import type { Actor } from '../audit';
-import { accountsPage, deprovisionedAccountId, findAccount, type AccountRecord, type ContactChanges, type ContactWrites, type TakenWords } from '../contacts';
+import { accountsPage, contactRowTag, deprovisionedAccountId, findAccount, type AccountRecord, type ContactChanges, type ContactWrites, type TakenWords } from '../contacts';
 import { invalidValue, ScimError } from './scim.errors';
 import { conditionOf } from './scim.filter';
 import { changedFields, fromScim, toScim, type ScimFields, type ScimUser } from './scim.mapping';
-import { applyPatch } from './scim.patch';
+import { applyPatch, assertRequiredKept } from './scim.patch';
 import { referencesOf } from './scim.references';
 import { ENTERPRISE_SCHEMA, LIST_SCHEMA, MAX_RESULTS } from './scim.schemas';
 
 const SCIM_NAMES = { email: 'userName', service_no: 'employeeNumber', external_id: 'externalId' } as const;
 const TAKEN: TakenWords = (field) => new ScimError(409, 'uniqueness', `${SCIM_NAMES[field]} is already taken`);
 const NOT_FOUND = () => new NotFoundError('User not found');
+/** An Admin may not delete contacts (the specification): neither may a token an Admin made. */
+const NO_DEPROVISIONING = () =>
+  new ScimError(403, undefined, 'This token may not deactivate or delete users: a Super_admin must create the token for deprovisioning (POST /api/api-tokens)');
 
 /** What a call knows: who (the token as an Admin of its organization), the token, and the base URL of its links. */
 export interface ScimCall {
@@ -69,20 +72,22 @@ export class ScimUsers {
   }
 
   async replace(call: ScimCall, id: number, body: ScimUser, preconditions: Preconditions): Promise<ScimUser> {
-    const current = await this.account(call, id);
+    const current = await this.account(call, id, preconditions);
     return this.apply(call, current, fromScim(body), preconditions);
   }
 
   async patch(call: ScimCall, id: number, body: unknown, preconditions: Preconditions): Promise<ScimUser> {
-    const current = await this.account(call, id);
+    const current = await this.account(call, id, preconditions);
     const before = toScim(current, call.base);
     const patched = applyPatch(before, body);
     // a new given or family name with the same display name: the name is made of the parts
-    const parts = (u: ScimUser) => JSON.stringify([(u.name as Record<string, unknown>)?.givenName, (u.name as Record<string, unknown>)?.familyName]);
+    const nameOf = (u: ScimUser) => (u.name && typeof u.name === 'object' ? (u.name as Record<string, unknown>) : undefined);
+    const parts = (u: ScimUser) => JSON.stringify([nameOf(u)?.givenName, nameOf(u)?.familyName]);
     if (parts(patched) !== parts(before) && patched.displayName === before.displayName) {
       delete patched.displayName;
-      delete (patched.name as Record<string, unknown>).formatted;
+      delete nameOf(patched)?.formatted;
     }
+    assertRequiredKept(patched);
     const f = fromScim(patched);
     // what a remove took away is cleared, where a PUT that leaves it out keeps it (docs/scim.md)
     if (f.parent_id === undefined && current.parent_id !== null) f.parent_id = null;
@@ -93,12 +98,19 @@ export class ScimUsers {
 
   async remove(call: ScimCall, id: number, preconditions: Preconditions): Promise<void> {
     await this.account(call, id);
+    if (!call.token.can_deactivate) throw NO_DEPROVISIONING();
     await this.writes.deactivate(id, call.actor, { deprovision: true, preconditions });
   }
 
-  private async account(call: ScimCall, id: number): Promise<AccountRecord> {
+  /**
+   * The User, 404 when the token does not reach it; with preconditions, 412 when they fail now,
+   * before anything else: a write that changes nothing answers a stale If-Match too. The write
+   * checks them again under the directory lock.
+   */
+  private async account(call: ScimCall, id: number, preconditions?: Preconditions): Promise<AccountRecord> {
     const found = await findAccount(this.db, call.actor.organizationId, id);
     if (!found) throw NOT_FOUND();
+    if (preconditions && !rowPreconditionsHold(preconditions, contactRowTag(found.id, found.updated_at))) throw new PreconditionFailedError('Contact was changed by someone else');
     return found;
   }
 
@@ -112,9 +124,15 @@ export class ScimUsers {
     const wanted: ContactChanges = { ...this.contactFields(f), ...refs, ...(f.service_no !== undefined ? { service_no: f.service_no } : {}) };
     const changes = changedFields(current, wanted);
     if (f.parent_id !== undefined && f.parent_id !== current.parent_id) changes.parent_id = f.parent_id;
+    const changed = Object.keys(changes).length > 0;
     if (f.active) {
-      if (Object.keys(changes).length > 0 || !current.is_active) await this.writes.reactivate(current.id, changes, call.actor, { taken: TAKEN, preconditions });
-    } else if (current.is_active) {
+      if (changed || !current.is_active) await this.writes.reactivate(current.id, changes, call.actor, { taken: TAKEN, preconditions });
+    } else if (!current.is_active) {
+      // a deactivated contact is read-only in the directory (no change, no feed entry): say so
+      // rather than drop the change, or the provider sends it again on every cycle
+      if (changed) throw new ScimError(400, 'mutability', 'This User is deactivated: send its changes together with active true to reactivate it');
+    } else {
+      if (!call.token.can_deactivate) throw NO_DEPROVISIONING();
       // a deactivated contact is read-only (ContactWrites): its last changes go first
       if (Object.keys(changes).length > 0) await this.writes.change(current.id, changes, call.actor, { taken: TAKEN, preconditions });
       await this.writes.deactivate(current.id, call.actor, { deprovision: false, preconditions: Object.keys(changes).length > 0 ? UNCONDITIONAL : preconditions });

@@ -1,6 +1,7 @@
 import { API_TOKEN_SCOPES } from '../../modules/api-tokens';
-import { ADMINS, arrayOf, body, E404, errorResponse, int, nullable, obj, operation, pathId, query, ref, str, success, timestamp } from '../builders';
-import { NOW } from '../examples';
+import { ADMINS, arrayOf, body, bool, E404, errorResponse, int, nullable, obj, operation, paging, pathId, query, ref, str, success, timestamp } from '../builders';
+import { NOW, pagination } from '../examples';
+import { paged } from '../paging';
 
 /**
  * API tokens (docs/scim.md): the credentials of machine clients. The SCIM routes they open
@@ -21,6 +22,7 @@ export const apiTokenSchemas = {
     organization_id: int(),
     prefix: str({ description: 'the first characters of the secret, to tell tokens apart' }),
     scim_defaults: { ...defaults, description: 'what users the identity provider creates without a unit, department, designation or rank get' },
+    can_deactivate: bool({ description: 'whether it deactivates and deletes users (SCIM active false, DELETE): fixed at creation, true when its creator held contacts.delete (a Super_admin)' }),
     created_by: nullable(int()),
     created_at: timestamp(),
     expires_at: nullable(timestamp()),
@@ -35,6 +37,7 @@ const tokenExample = {
   organization_id: 1,
   prefix: 'dst_Qm9vZ3xh',
   scim_defaults: { unit_id: 3, designation_id: 12 },
+  can_deactivate: true,
   created_by: 2,
   created_at: NOW,
   expires_at: '2027-06-30T00:00:00.000Z',
@@ -47,7 +50,10 @@ export const apiTokenPaths = {
       id: 'createApiToken',
       tags,
       summary: 'Create an API token (its secret is answered once)',
-      description: 'An Admin creates tokens of the own organization (another `organization_id` is 403); a Super_admin of any (the own by default). Only the SHA-256 of the secret is kept.',
+      description:
+        'An Admin creates tokens of the own organization (another `organization_id` is 403); a Super_admin of any (the own by default). Only the SHA-256 of the secret is kept. ' +
+        'A token acts with its creator\'s rights capped at an Admin\'s; it deactivates and deletes users only when its creator holds `contacts.delete` (a Super_admin), recorded as `can_deactivate`. ' +
+        'An unknown `organization_id` or `scim_defaults` id, or a default department not of the default unit, is 400 Validation failed.',
       roles: ADMINS,
       permission,
       requestBody: body(
@@ -66,6 +72,7 @@ export const apiTokenPaths = {
           token: 'dst_Qm9vZ3xhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDEyMzQ1Njc',
           api_token: tokenExample,
         }),
+        400: errorResponse('Validation failed: a field, an unknown organization_id or scim_defaults id, or a default department not of the default unit'),
         403: errorResponse('The role lacks the permission, or an Admin named another organization', ['Insufficient permissions', 'An Admin makes tokens of the own organization only']),
       },
     }),
@@ -76,8 +83,10 @@ export const apiTokenPaths = {
       description: 'An Admin sees the own organization\'s; a Super_admin every organization\'s, or one (`organization_id`).',
       roles: ADMINS,
       permission,
-      params: [query('organization_id', int({ minimum: 1 }), 'obeyed for a Super_admin only')],
-      responses: { 200: success('API tokens retrieved successfully', obj({ api_tokens: arrayOf(ref('ApiToken')) }), { api_tokens: [tokenExample] }) },
+      params: [query('organization_id', int({ minimum: 1 }), 'obeyed for a Super_admin only'), ...paging(50, 100)],
+      responses: {
+        200: paged(success('API tokens retrieved successfully', obj({ api_tokens: arrayOf(ref('ApiToken')), pagination: ref('Pagination') }), { api_tokens: [tokenExample], pagination: pagination(1, 50) })),
+      },
     }),
   },
   '/api/api-tokens/{id}': {

@@ -94,21 +94,38 @@ const LIKE: Record<string, (v: string) => string> = { co: (v) => `%${v}%`, sw: (
 const ORDER: Record<string, string> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
 const escapeLike = (v: string) => v.replace(/[!%_]/g, (c) => `!${c}`);
 
+const TEXT: ReadonlySet<AccountFilterField> = new Set(['email', 'external_id', 'name', 'service_no', 'phone', 'mobile', 'alternative_mobile']);
+
+/**
+ * Each condition becomes SQL that is true or false, never NULL, so that `not` means "not": a
+ * comparison of a column holds only where the column has a value (NOT of it then keeps the rows
+ * without one, as a SCIM filter means), an empty `all` is true and an empty `any` false (an
+ * empty group would vanish from the SQL and its NOT would match every row).
+ */
 function applyCondition(q: Knex.QueryBuilder, c: AccountCondition): void {
-  if ('all' in c) for (const part of c.all) q.where((w) => applyCondition(w, part));
-  else if ('any' in c) for (const part of c.any) q.orWhere((w) => applyCondition(w, part));
-  else if ('not' in c) q.whereNot((w) => applyCondition(w, c.not));
+  if ('all' in c) {
+    if (c.all.length === 0) q.whereRaw('1 = 1');
+    for (const part of c.all) q.where((w) => applyCondition(w, part));
+  } else if ('any' in c) {
+    if (c.any.length === 0) q.whereRaw('1 = 0');
+    for (const part of c.any) q.orWhere((w) => applyCondition(w, part));
+  } else if ('not' in c) q.whereNot((w) => applyCondition(w, c.not));
   else if ('none' in c) q.whereRaw('1 = 0');
-  else if ('present' in c) q.whereNotNull(`u.${c.field}`).whereNot(`u.${c.field}`, '');
-  else compare(q, c.field, c.op, c.value);
+  // present: a value, and for text a non-empty one (compared with '' only where the column is
+  // text: MariaDB reads '' as 0 against a number, so `active pr` would drop inactive users)
+  else if ('present' in c) {
+    q.whereNotNull(`u.${c.field}`);
+    if (TEXT.has(c.field)) q.whereNot(`u.${c.field}`, '');
+  } else compare(q, c.field, c.op, c.value);
 }
 
 function compare(q: Knex.QueryBuilder, field: AccountFilterField, op: string, raw: string | number | boolean | Date | null): void {
   const column = `u.${field}`;
   const exact = EXACT.has(field);
   const value = typeof raw === 'string' && (!exact || field === 'email') ? raw.toLowerCase() : raw;
+  if (value === null && (op === 'eq' || op === 'ne')) return void (op === 'eq' ? q.whereNull(column) : q.whereNotNull(column));
+  q.whereNotNull(column);
   if (op === 'eq' || op === 'ne') {
-    if (value === null) return void (op === 'eq' ? q.whereNull(column) : q.whereNotNull(column));
     if (exact) return void (op === 'eq' ? q.where(column, value) : q.whereNot(column, value));
     return void q.whereRaw(`LOWER(??) ${op === 'eq' ? '=' : '<>'} ?`, [column, value]);
   }

@@ -234,7 +234,8 @@ export async function reactivateContact(trx: Knex.Transaction, current: UserRow)
   const keepsParent = parent && Number(parent.is_active) && Number(parent.unit_id) === current.unit_id && Number(parent.organization_id) === current.organization_id;
   const updatedAt = new Date(Math.max(Date.now(), Date.parse(current.updated_at) + 1));
   await trx('users').where({ id: current.id }).update({ is_active: true, deprovisioned_at: null, updated_at: updatedAt, change_version: changeStamp(trx) });
-  noteChanges(trx, 'created', [{ id: current.id, organization_id: current.organization_id }]);
+  // the feed's type for a contact brought back (docs/changes.md): a client shows it again
+  noteChanges(trx, 'restored', [{ id: current.id, organization_id: current.organization_id }]);
   await markSearchChanged(trx);
   if (!keepsParent && current.parent_id !== null) await new TreeOrder(trx).moveSubtrees([current.id], null);
   return { ...current, is_active: true, parent_id: keepsParent ? current.parent_id : null, updated_at: updatedAt.toISOString() };
