@@ -5,7 +5,7 @@ import { openOwnSeededDb } from '../helpers/context';
  * The newest migrations go down and up again on a seeded database (users and grants in
  * place) without losing a grant. On MySQL in a database of its own, dropped after.
  */
-test('the twelve newest migrations go down (the webhooks\' tables, audit_events.actor_token_id, users.external_id and deprovisioned_at, api_tokens, directory_state.changes_pruned_through, contact_changes, users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
+test('the thirteen newest migrations go down (api_tokens.can_deactivate, the webhooks\' tables, audit_events.actor_token_id, users.external_id and deprovisioned_at, api_tokens, directory_state.changes_pruned_through, contact_changes, users.change_version, contact_search_backlog, read_versions, audit_events, directory_state.search_version, then role_permission_names keeping every grant) and up again', async () => {
   const { db, done } = await openOwnSeededDb('migrations');
   try {
     const grants = await db('role_permissions').orderBy(['role_id', 'permission_id']).select('role_id', 'permission_id');
@@ -14,7 +14,10 @@ test('the twelve newest migrations go down (the webhooks\' tables, audit_events.
     expect(names.every((r) => String(r.permission_names).length > 0)).toBe(true);
     expect(await db('users').count({ n: '*' })).not.toEqual([{ n: 0 }]);
 
-    // the newest first: the webhooks' tables
+    // the newest first: api_tokens.can_deactivate, then the webhooks' tables
+    await db.migrate.down(MIGRATIONS);
+    expect(await db.schema.hasColumn('api_tokens', 'can_deactivate')).toBe(false);
+    expect(await db.schema.hasTable('webhooks')).toBe(true);
     await db.migrate.down(MIGRATIONS);
     for (const table of ['webhooks', 'webhook_deliveries', 'webhook_attempts', 'webhook_state']) expect(await db.schema.hasTable(table)).toBe(false);
     expect(await db.schema.hasColumn('audit_events', 'actor_token_id')).toBe(true);
@@ -68,6 +71,7 @@ test('the twelve newest migrations go down (the webhooks\' tables, audit_events.
     const version = Number((await db('directory_state').where({ id: 1 }).first('version')).version);
     expect(await db('webhook_state').select('id', 'after_version', 'after_contact_id')).toEqual([{ id: 1, after_version: version, after_contact_id: 4_294_967_295 }]);
     expect(await db.schema.hasTable('api_tokens')).toBe(true);
+    expect(await db.schema.hasColumn('api_tokens', 'can_deactivate')).toBe(true);
     expect(await db.schema.hasColumn('users', 'external_id')).toBe(true);
     expect(await db.schema.hasColumn('audit_events', 'actor_token_id')).toBe(true);
   } finally {
