@@ -1,9 +1,11 @@
 import request from 'supertest';
-import { setupTestContext } from '../helpers/context';
+import { setupOwnTestContext } from '../helpers/context';
 import { bearer, createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
 import { insertChains } from './contacts-support';
 
-const ctx = setupTestContext();
+// A database of its own: a read over order keys runs again when another writer's change
+// commits while it runs (one-version.ts), and on the shared MySQL database the other files write
+const ctx = setupOwnTestContext('treequeries');
 
 /** Runs a request and returns how many queries the app sent to the database for it. */
 async function queriesOf(run: () => Promise<request.Response>): Promise<number> {
