@@ -26,6 +26,8 @@ export function serviceEnv(admin: { email: string; password: string }, port: num
     JWT_REFRESH_SECRET: process.env.JWT_REFRESH_SECRET || 'bench-refresh-secret-0123456789abcdefghij',
     ADMIN_EMAIL: admin.email,
     ADMIN_PASSWORD: admin.password,
+    // the write scenarios with a webhook subscribed deliver to a receiver on 127.0.0.1 (webhook-on.ts)
+    WEBHOOKS_ALLOW_PRIVATE: 'true',
   };
 }
 

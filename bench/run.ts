@@ -29,6 +29,7 @@ import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
 import { alternate, drive, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, serviceEnv, signIn, start, type Figures, type Scenario } from './load';
 import { pickTargets, type Targets } from './targets';
+import { startReceiver, withWebhook, WEBHOOK_ON, type Receiver } from './webhook-on';
 import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
 
 loadEnv({ quiet: true });
@@ -306,10 +307,12 @@ async function main() {
   let baseline: Figures | undefined;
   let withMetrics: (Figures & { counted_by_metrics: number }) | undefined;
   let peakMb: number | null = null;
+  let receiver: Receiver = null as unknown as Receiver;
   try {
     const url = `http://127.0.0.1:${port}`;
     for (const other of [url, metricsUrl, auditOffUrl]) if (other) await indexBuilt(other);
     const token = await signIn(url, config.admin);
+    receiver = await startReceiver();
     if (wants('scim')) SCIM_HEADERS.authorization = `Bearer ${await scimToken(url, token)}`;
     // the service's resident memory at its highest during each scenario (it seldom gives
     // memory back, so a scenario's figure includes what the ones before it left)
@@ -324,9 +327,12 @@ async function main() {
         first = await firstRequest(url, scenario, token);
         // a move with and without the audit trail in turns, so that their ratio is its cost
         const offUrl = auditOffUrl;
+        // and with one webhook subscribed, in the same turns, for what the webhooks cost it
         if (scenario.method === 'PUT' && offUrl) {
-          const [measured, off] = await alternate([driveService, (seconds) => drive(offUrl, scenario, token, args.connections, seconds)], args.duration);
+          const hooked = withWebhook(url, token, receiver, driveService);
+          const [measured, off, withHook] = await alternate([driveService, (seconds) => drive(offUrl, scenario, token, args.connections, seconds), hooked], args.duration);
           unaudited.push({ ...off, name: `${scenario.name}${AUDIT_OFF}`, target: 'audit cost < 10%', first_ms: null, peak_rss_mb: null });
+          unaudited.push({ ...withHook, name: `${scenario.name}${WEBHOOK_ON}`, target: 'webhook cost < 10%', first_ms: null, peak_rss_mb: null });
           return measured;
         }
         // get by id, the bare handler and get by id with metrics on in turns, so that their
@@ -375,6 +381,7 @@ async function main() {
     baseline ??= await driveBare(args.duration);
   } finally {
     stopAll();
+    await receiver?.close();
     if (transferUnit) {
       const cleanup = createDb({ ...config.db, queryTimeoutMs: 0 });
       await cleanUpTransfer(cleanup, transferUnit.unitId)
@@ -396,6 +403,9 @@ async function main() {
   const pairOf = <T extends { name: string }>(items: T[], prefix: string) =>
     [items.find((r) => r.name.startsWith(prefix) && !r.name.endsWith(AUDIT_OFF)), items.find((r) => r.name.startsWith(prefix) && r.name.endsWith(AUDIT_OFF))] as const;
   const auditCost = { move: costOf(...pairOf(results, 'move')), import: costOf(...pairOf(transfers, 'import')) };
+  // what one subscribed webhook costs a move (issue 24: within 10%)
+  const plainMove = results.find((r) => r.name.startsWith('move') && !r.name.endsWith(AUDIT_OFF) && !r.name.endsWith(WEBHOOK_ON));
+  const webhookCost = { move: costOf(results.find((r) => r.name.startsWith('move') && r.name.endsWith(WEBHOOK_ON)), plainMove) };
   const machine = { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.type()} ${os.release()}` };
   const report = {
     at: new Date().toISOString(),
@@ -414,6 +424,7 @@ async function main() {
     get_by_id_ratio_metrics_on: ratioOn,
     metrics_cost_percent: metricsCost,
     audit_cost_percent: auditCost,
+    webhook_cost_percent: webhookCost,
     service_peak_rss_mb: peakMb,
     total_5xx: results.reduce((sum, r) => sum + r.status_5xx, 0),
     total_errors: results.reduce((sum, r) => sum + r.errors, 0),
@@ -449,6 +460,9 @@ async function main() {
     console.warn(`get by id / bare handler with metrics on: ${ratioOn}   metrics cost ${metricsCost}% of get by id's req/s (${counted})`);
   }
 
+  if (webhookCost.move !== null) {
+    console.warn(`one subscribed webhook's cost (target < 10%): move ${webhookCost.move}% of its rate without it; ${receiver.received()} deliveries received`);
+  }
   if (auditCost.move !== null || auditCost.import !== null) {
     console.warn(`audit trail cost (target < 10%): move ${auditCost.move ?? '-'}%, import ${auditCost.import ?? '-'}% of their rate without it`);
   }
