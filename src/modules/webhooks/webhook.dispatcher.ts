@@ -10,6 +10,8 @@ import type { WebhookSettings } from './webhook.settings';
 const FAN_OUT_BATCH = 500;
 
 const HOUR_MS = 60 * 60 * 1000;
+/** How long a commit's nudge waits, so that the commits after it go in the same round (nudge). */
+const NUDGE_MS = 50;
 
 const isBefore = (a: ChangePosition, b: ChangePosition) => a.version < b.version || (a.version === b.version && a.contactId < b.contactId);
 
@@ -53,6 +55,8 @@ export class WebhookDispatcher {
   private readonly onBehind: (info: { cursorVersion: number; prunedThrough: number }) => void;
   readonly delivery: WebhookDelivery;
   private timer: NodeJS.Timeout | null = null;
+  /** when the round `timer` is set for will run (Date.now() ms) */
+  private dueAt = 0;
   private running: Promise<void> | null = null;
   private again = false;
   private started = false;
@@ -98,11 +102,16 @@ export class WebhookDispatcher {
     await this.running;
   }
 
-  /** Look now (a change committed in this process), or as soon as the round under way ends. */
+  /**
+   * Look soon (a change committed in this process), or soon after the round under way ends. Soon,
+   * not at once: a round costs a few statements whatever it carries, and under a stream of
+   * writes a round per commit cost a move 12% of its rate (docs/performance.md, "Webhooks");
+   * NUDGE_MS gathers the commits that follow into one round.
+   */
   nudge(): void {
     if (!this.started) return;
     if (this.running) this.again = true;
-    else this.schedule(0);
+    else this.schedule(NUDGE_MS);
   }
 
   /**
@@ -166,8 +175,12 @@ export class WebhookDispatcher {
     return changes.length;
   }
 
+  /** Runs a round in `ms`, unless one is set to run sooner (a stream of nudges does not put it off). */
   private schedule(ms: number): void {
+    const at = Date.now() + ms;
+    if (this.timer && this.dueAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.dueAt = at;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.runOnce()
@@ -177,7 +190,7 @@ export class WebhookDispatcher {
           if (!this.started) return;
           const now = this.again;
           this.again = false;
-          this.schedule(now ? 0 : this.settings.pollMs);
+          this.schedule(now ? NUDGE_MS : this.settings.pollMs);
         });
     }, ms).unref();
   }
