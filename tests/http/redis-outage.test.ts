@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import Redis from 'ioredis';
 import request from 'supertest';
@@ -165,10 +164,9 @@ describe('Redis down under a running service', () => {
     // the seeded template, copied: the process is what is tested (SQLite only, as shutdown.test.ts)
     const file = path.join(TMP_DIR, `${unique('redis-start-')}.sqlite3`);
     fs.copyFileSync(sqliteTemplate(), file);
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port: closed } = probe.address() as net.AddressInfo;
-    await new Promise((resolve) => probe.close(resolve));
+    // port 1 (tcpmux), where nothing listens: a port found free and closed again was once taken,
+    // before the service connected, by another test file's HTTP server, which answered "HTTP/1.1"
+    const closed = 1;
     try {
       const running = await startServer(file, { REDIS_URL: `redis://127.0.0.1:${closed}` });
       const listening = running.records.find((r) => r.msg === 'directory service listening');

@@ -46,9 +46,9 @@ const listeners = new WeakMap<Db, Set<() => void>>();
 
 /**
  * Calls `listener` after each turn of this process's queue of changes on `db` (a change or a
- * group committed, or failed): the webhooks' dispatcher looks for new changes at once instead of
- * at its next poll. A listener only schedules work; it never runs inside the change. Returns
- * the call that stops the listening.
+ * group committed, or failed; not after a read between changes): the webhooks' dispatcher looks
+ * for new changes soon instead of at its next poll. A listener only schedules work; it never runs
+ * inside the change. Returns the call that stops the listening.
  */
 export function onDirectoryCommit(db: Db, listener: () => void): () => void {
   let set = listeners.get(db);
@@ -126,13 +126,15 @@ async function runQueue(db: Db, queue: ChangeQueue): Promise<void> {
   while (queue.waiting.length > 0) {
     const group = takeGroup(queue);
     queue.running = group.length;
+    const bare = group[0].bare === true;
     try {
-      if (group[0].bare) await runBare(group[0]);
+      if (bare) await runBare(group[0]);
       else if (group.length === 1) await runAlone(db, group[0]);
       else await runGroup(db, group);
     } finally {
       queue.running = 0;
     }
+    if (bare) continue;
     for (const listener of listeners.get(db) ?? []) {
       try {
         listener();
