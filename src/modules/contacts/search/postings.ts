@@ -134,11 +134,10 @@ async function encodeLists(postings: Int32Array, offsets: Int32Array): Promise<E
   return { bytes: bytes.slice(0, at), starts };
 }
 
-/** Marks the numbers of list `id` (of which there are `length`) in `marks`; how many were not marked before. */
-function markList({ bytes, starts }: EncodedLists, id: number, length: number, marks: Uint8Array): number {
+/** Calls `visit` with each number of list `id` (of which there are `length`), ascending: its varint gaps decoded. */
+function walkList({ bytes, starts }: EncodedLists, id: number, length: number, visit: (value: number, n: number) => void): void {
   let at = starts[id];
   let value = -1;
-  let marked = 0;
   for (let n = 0; n < length; n++) {
     let gap = 0;
     let shift = 0;
@@ -149,29 +148,26 @@ function markList({ bytes, starts }: EncodedLists, id: number, length: number, m
       shift += 7;
     } while (byte & 0x80);
     value += gap;
+    visit(value, n);
+  }
+}
+
+/** Marks the numbers of list `id` (of which there are `length`) in `marks`; how many were not marked before. */
+function markList(lists: EncodedLists, id: number, length: number, marks: Uint8Array): number {
+  let marked = 0;
+  walkList(lists, id, length, (value) => {
     marked += 1 - marks[value];
     marks[value] = 1;
-  }
+  });
   return marked;
 }
 
 /** The numbers of list `id`, of which there are `length`. */
-function decodeList({ bytes, starts }: EncodedLists, id: number, length: number): Int32Array {
+function decodeList(lists: EncodedLists, id: number, length: number): Int32Array {
   const out = new Int32Array(length);
-  let at = starts[id];
-  let value = -1;
-  for (let n = 0; n < length; n++) {
-    let gap = 0;
-    let shift = 0;
-    let byte: number;
-    do {
-      byte = bytes[at++];
-      gap |= (byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80);
-    value += gap;
+  walkList(lists, id, length, (value, n) => {
     out[n] = value;
-  }
+  });
   return out;
 }
 
