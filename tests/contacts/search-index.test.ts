@@ -41,7 +41,7 @@ describe('SearchIndex with a refresh interval', () => {
     let clock = 1_000_000;
     let builds = 0;
     const errors: unknown[] = [];
-    const index = new SearchIndex({ db: ctx.db, refreshMs: 60_000, onError: (err) => errors.push(err), onBuild: () => builds++, now: () => clock });
+    const index = new SearchIndex({ db: ctx.db, refreshMs: 60_000, rebuildAfter: 0, onError: (err) => errors.push(err), onBuild: () => builds++, now: () => clock });
     const tag = unique('idx').toLowerCase();
     const first = await createUser(ctx, { name: `Indexed ${tag} One` });
     const v1 = await versions();
@@ -72,10 +72,38 @@ describe('SearchIndex with a refresh interval', () => {
     expect(errors).toEqual([]);
   });
 
+  test('after the interval, a build starts only once `rebuildAfter` contacts changed since the last: fewer are added to each answer instead', async () => {
+    let clock = 3_000_000;
+    let builds = 0;
+    const index = new SearchIndex({ db: ctx.db, refreshMs: 1000, rebuildAfter: 3, onError: () => undefined, onBuild: () => builds++, now: () => clock });
+    const tag = unique('few').toLowerCase();
+    const made = [await createUser(ctx, { name: `Few ${tag} 0` })];
+    await built(index, await versions(), tag);
+    expect(builds).toBe(1);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+    // two changed contacts, the interval long past: the snapshot answers with them, no build
+    for (const n of [1, 2]) made.push(await createUser(ctx, { name: `Few ${tag} ${n}` }));
+    clock += 60_000;
+    const view = await index.at(await versions(), tag);
+    expect(view?.search(tag, ALL, 10).total).toBe(3);
+    expect(view?.changes).toBe(2);
+    await settle();
+    expect(builds).toBe(1);
+    // the third: the next search starts a build, and the new snapshot answers alone
+    made.push(await createUser(ctx, { name: `Few ${tag} 3` }));
+    const v = await versions();
+    expect((await index.at(v, tag))?.changes).toBe(3);
+    for (let i = 0; i < 200 && builds < 2; i++) await settle();
+    expect(builds).toBe(2);
+    const fresh = await built(index, v, tag);
+    expect(fresh.changes).toBe(0);
+    expect(fresh.search(tag, ALL, 10)).toEqual({ ids: made.map((c) => c.id), total: 4 });
+  });
+
   test('a build that ends older than a search asked for while it ran doubles the wait for the next (at most 8 times); one that ends current brings it back', async () => {
     let clock = 2_000_000;
     let builds = 0;
-    const index = new SearchIndex({ db: ctx.db, refreshMs: 1000, onError: () => undefined, onBuild: () => builds++, now: () => clock });
+    const index = new SearchIndex({ db: ctx.db, refreshMs: 1000, rebuildAfter: 0, onError: () => undefined, onBuild: () => builds++, now: () => clock });
     const tag = unique('pace').toLowerCase();
     await createUser(ctx, { name: `Paced ${tag}` });
     const v = await versions();

@@ -22,6 +22,14 @@ export interface ChangedContact extends IndexedText {
 export const MAX_CHANGED = 5000;
 
 /**
+ * A new snapshot is built in the background once this many contacts changed since the last
+ * build (and SEARCH_INDEX_REFRESH_MS has passed): below it, adding the changed contacts to each
+ * answer costs a search a few microseconds a contact, where a build of 100,000 contacts costs
+ * about a second of CPU (docs/performance.md, "A mixed load").
+ */
+export const REBUILD_AFTER = 1000;
+
+/**
  * The contacts changed since a snapshot's build, each as it is now: with them the snapshot
  * answers at a newer directory version than its own, instead of leaving every search to SQL
  * until the next build (docs/performance.md, "A mixed load").
@@ -37,6 +45,8 @@ export class ChangedContacts {
   readonly contacts = new Map<number, ChangedContact>();
   /** 1 at the snapshot's slot of each changed contact */
   readonly shadowed: Uint8Array;
+  /** the slots set in `shadowed`, each once */
+  readonly shadowedSlots: number[] = [];
   /** every change up to this directory version is in `contacts` */
   version: number;
   /** more than MAX_CHANGED: of no more use */
@@ -68,7 +78,10 @@ export class ChangedContacts {
         },
       });
       const slot = this.snapshot.slotOf(id);
-      if (slot >= 0) this.shadowed[slot] = 1;
+      if (slot >= 0 && this.shadowed[slot] === 0) {
+        this.shadowed[slot] = 1;
+        this.shadowedSlots.push(slot);
+      }
     }
     if (rows.length > MAX_CHANGED || this.contacts.size > MAX_CHANGED) this.overflowed = true;
     this.version = Math.max(this.version, version);

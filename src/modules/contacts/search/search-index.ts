@@ -1,7 +1,7 @@
 import type { Db } from '../../../lib/db';
 import type { DirectoryVersions } from '../data/tree/lock';
 import { SEPARATOR } from './matching';
-import { ChangedContacts } from './overlay';
+import { ChangedContacts, REBUILD_AFTER } from './overlay';
 import { SearchSnapshot } from './snapshot';
 import { SearchView } from './view';
 
@@ -23,9 +23,9 @@ export interface IndexBuild {
  * listing, whose order and ranges come from the tree. Otherwise the contacts changed since the
  * build are read (overlay.ts: one indexed read of those changed since the last such read, shared
  * by the searches waiting for it), and the snapshot with them answers (view.ts): an answer never
- * misses a committed change. Once `refreshMs` has passed since the last build (longer while
- * writes keep outdating the builds: `pace`), or when more than MAX_CHANGED contacts changed, a
- * new snapshot is built in the background; SQL answers only before the first build, after one
+ * misses a committed change. Once `rebuildAfter` contacts changed since the build and `refreshMs`
+ * has passed since the last one (longer while writes keep outdating the builds: `pace`), or at
+ * once when more than MAX_CHANGED changed, a new snapshot is built in the background; SQL answers only before the first build, after one
  * failed, or while too many contacts changed. With `refreshMs` 0 a search waits for a build
  * instead (tests). A build that fails is reported to `onError` and leaves the searches to SQL.
  * Every build, either way, is reported to `onBuild` when one is given.
@@ -47,6 +47,7 @@ export class SearchIndex {
 
   private readonly db: Db;
   private readonly refreshMs: number;
+  private readonly rebuildAfter: number;
   private readonly onError: (err: unknown) => void;
   private readonly onBuild: (build: IndexBuild) => void;
   private readonly now: () => number;
@@ -54,12 +55,15 @@ export class SearchIndex {
   constructor(deps: {
     db: Db;
     refreshMs: number;
+    /** how many changed contacts make a background build worth it (REBUILD_AFTER; 0: any time) */
+    rebuildAfter?: number;
     onError: (err: unknown) => void;
     onBuild?: (build: IndexBuild) => void;
     now?: () => number;
   }) {
     this.db = deps.db;
     this.refreshMs = deps.refreshMs;
+    this.rebuildAfter = deps.rebuildAfter ?? REBUILD_AFTER;
     this.onError = deps.onError;
     this.onBuild = deps.onBuild ?? (() => undefined);
     this.now = deps.now ?? Date.now;
@@ -91,9 +95,19 @@ export class SearchIndex {
       }
       return new SearchView(this.snapshot, null);
     }
-    if (!this.building && this.now() - this.lastBuild >= this.intervalMs) void this.build();
+    // a build when the interval has passed and enough contacts changed (or there is no snapshot
+    // to add them to): checked before the read of the changed contacts, which it may overlap,
+    // and after, which may have brought enough
+    const buildIfDue = () => {
+      const due = !this.building && this.now() - this.lastBuild >= this.intervalMs;
+      if (due && (this.changed?.contacts.size ?? this.rebuildAfter) >= this.rebuildAfter) void this.build();
+    };
+    buildIfDue();
     const changed = await this.changedUpTo(versions.directory);
-    if (changed) return new SearchView(changed.snapshot, changed);
+    if (changed) {
+      buildIfDue();
+      return new SearchView(changed.snapshot, changed);
+    }
     // too many changes to add to each answer: a new snapshot, now
     if (this.changed?.overflowed && !this.building) void this.build();
     return null;

@@ -18,6 +18,9 @@ import type { GramPostings } from './postings';
  * listing, which uses the tree columns, needs both to be current, or the contacts changed since
  * read afresh (overlay.ts). Each walk takes `skip`, the slots of those contacts.
  */
+/** How many filters' counts over a whole snapshot it keeps (counted). */
+const COUNTS_KEPT = 256;
+
 export class SearchSnapshot {
   private constructor(
     readonly version: number,
@@ -135,21 +138,43 @@ export class SearchSnapshot {
   }
 
   /**
-   * The counters over every contact, but those in `skip`, that passes the filters (and lies in
-   * `range`): what countStatistics (listing.queries.ts) counts in SQL, in one pass over the arrays.
+   * The counters over every contact, but those in `skipped` (slots, each once), that passes the
+   * filters (and lies in `range`): what countStatistics (listing.queries.ts) counts in SQL. The
+   * counts over all the snapshot's contacts take one pass over the arrays, made once per filter
+   * and kept (the snapshot never changes); each call then takes off the skipped slots that
+   * pass, so under a stream of writes, which change the directory's version and skip more
+   * contacts, the statistics cost the contacts changed since the build, not the directory.
    */
-  counted(f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array): { total: number; counts: SetCounts } {
-    const admits = predicateOver(conditionsOf(f, range), this.column);
+  counted(f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skipped: readonly number[] = []): { total: number; counts: SetCounts } {
+    const conditions = conditionsOf(f, range);
+    const admits = predicateOver(conditions, this.column);
     const count = counterOver(this.column);
-    const counts: SetCounts = { roots: 0, supers: 0, admins: 0 };
-    let total = 0;
-    for (let slot = 0; slot < this.c.ids.length; slot++) {
-      if (skip?.[slot] || !admits(slot)) continue;
-      total++;
-      count(counts, slot);
+    const key = JSON.stringify(conditions);
+    let whole = this.wholeCounts.get(key);
+    if (!whole) {
+      whole = { total: 0, counts: { roots: 0, supers: 0, admins: 0 } };
+      for (let slot = 0; slot < this.c.ids.length; slot++) {
+        if (!admits(slot)) continue;
+        whole.total++;
+        count(whole.counts, slot);
+      }
+      // a listing's subtree ranges are many: keep the most recent few hundred filters
+      if (this.wholeCounts.size >= COUNTS_KEPT) this.wholeCounts.delete(this.wholeCounts.keys().next().value!);
+      this.wholeCounts.set(key, whole);
     }
+    const off: SetCounts = { roots: 0, supers: 0, admins: 0 };
+    let total = whole.total;
+    for (const slot of skipped) {
+      if (!admits(slot)) continue;
+      total--;
+      count(off, slot);
+    }
+    const counts: SetCounts = { roots: whole.counts.roots - off.roots, supers: whole.counts.supers - off.supers, admins: whole.counts.admins - off.admins };
     return { total, counts };
   }
+
+  /** counted()'s passes over the whole snapshot, by filter (conditionsOf as JSON), oldest first */
+  private readonly wholeCounts = new Map<string, { total: number; counts: SetCounts }>();
 
   /** Reads a filtered column of a slot straight from its typed array (no object per candidate). */
   private readonly column: ColumnReader<number> = (column) => {

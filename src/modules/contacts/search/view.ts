@@ -84,7 +84,7 @@ export class SearchView {
 
   /** The counters of a listing without a search, or of the statistics: over every contact that passes the filters (and lies in `range`). */
   statistics(f: Filters, range: OrdRange | undefined): ContactStatistics {
-    const { total, counts } = this.snapshot.counted(f, range, this.changed?.shadowed);
+    const { total, counts } = this.snapshot.counted(f, range, this.changed?.shadowedSlots);
     const admits = predicateOf(conditionsOf(f, range));
     let added = 0;
     for (const c of this.changedContacts()) {
