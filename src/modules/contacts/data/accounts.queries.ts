@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../../lib/db';
-import { nullableId } from '../../../lib/rows';
 import { toIso, toIsoRequired } from '../../../lib/time';
 import type { AccountCondition, AccountFilterField } from '../domain/account-filter';
-import { userQuery } from './users.queries';
+import { userQuery, userRowColumns } from './users.queries';
 
 /**
  * The accounts of an organization as an identity provider sees them (SCIM): active or not, but
@@ -45,16 +44,7 @@ export interface AccountRecord {
 function toAccount(row: Record<string, unknown>): AccountRecord {
   return {
     ...(row as unknown as AccountRecord),
-    id: Number(row.id),
-    unit_id: Number(row.unit_id),
-    department_id: nullableId(row.department_id),
-    designation_id: Number(row.designation_id),
-    rank_id: nullableId(row.rank_id),
-    parent_id: nullableId(row.parent_id),
-    role_id: Number(row.role_id),
-    organization_id: Number(row.organization_id),
-    is_active: Boolean(Number(row.is_active)),
-    external_id: (row.external_id as string | null) ?? null,
+    ...userRowColumns(row),
     created_at: toIsoRequired(row.created_at),
     updated_at: toIso(row.updated_at) ?? toIsoRequired(row.created_at),
   };

@@ -125,6 +125,36 @@ export function contactsByIdsReader(db: Db): (ids: readonly number[]) => Promise
   };
 }
 
+/** The columns of a users row that drivers give in their own types (strings, bigints, 0/1), as the records hold them. */
+export interface UserRowColumns {
+  id: number;
+  unit_id: number;
+  department_id: number | null;
+  designation_id: number;
+  rank_id: number | null;
+  parent_id: number | null;
+  role_id: number;
+  organization_id: number;
+  is_active: boolean;
+  external_id: string | null;
+}
+
+/** The ids, the active flag and the external id of a users row: one conversion for findUserRows and for SCIM's accounts. */
+export function userRowColumns(row: Record<string, unknown>): UserRowColumns {
+  return {
+    id: Number(row.id),
+    unit_id: Number(row.unit_id),
+    department_id: nullableId(row.department_id),
+    designation_id: Number(row.designation_id),
+    rank_id: nullableId(row.rank_id),
+    parent_id: nullableId(row.parent_id),
+    role_id: Number(row.role_id),
+    organization_id: Number(row.organization_id),
+    is_active: Boolean(Number(row.is_active)),
+    external_id: (row.external_id as string | null | undefined) ?? null,
+  };
+}
+
 /** The plain users row, for the checks that precede a change. */
 export interface UserRow {
   id: number;
@@ -171,21 +201,7 @@ export async function findUserRows(
         'designation_id', 'rank_id', 'branch', 'sub_branch', 'avatar', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version', 'external_id', 'updated_at',
       );
     for (const row of found) {
-      rows.push({
-        ...row,
-        id: Number(row.id),
-        unit_id: Number(row.unit_id),
-        department_id: nullableId(row.department_id),
-        designation_id: Number(row.designation_id),
-        rank_id: nullableId(row.rank_id),
-        parent_id: nullableId(row.parent_id),
-        role_id: Number(row.role_id),
-        organization_id: Number(row.organization_id),
-        is_active: Boolean(Number(row.is_active)),
-        token_version: Number(row.token_version),
-        external_id: row.external_id ?? null,
-        updated_at: toIsoRequired(row.updated_at),
-      });
+      rows.push({ ...row, ...userRowColumns(row), token_version: Number(row.token_version), updated_at: toIsoRequired(row.updated_at) });
     }
   }
   return rows;
