@@ -1,13 +1,11 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
-import { createDb } from '../../src/lib/db';
-import { createLogger } from '../../src/lib/logger';
 import { nestedOrder } from '../../src/modules/contacts/read/unit-tree-stream';
-import { isMysql, testConfig } from '../helpers/config';
+import { isMysql } from '../helpers/config';
 import { quietLogger, setupOwnTestContext } from '../helpers/context';
 import { bearer, createDepartment, createUnit, createUser, type TestUser } from '../helpers/factory';
-import { freezableProxy } from '../helpers/freezable-proxy';
+import { serviceBehindProxy } from '../helpers/freezable-proxy';
 
 /**
  * A large unit's tree is streamed (read/unit-tree-stream.ts; docs/api.md, "The tree of a unit"):
@@ -130,20 +128,7 @@ describe('nestedOrder', () => {
 (isMysql() ? describe : describe.skip)('an error after the first byte', () => {
   test('cuts the connection: the client gets a 200 whose body stops short, never a whole answer', async () => {
     // the service reaches MySQL through a proxy that stops answering when the contacts are read
-    const proxy = await freezableProxy({ host: ctx.config.db.host, port: ctx.config.db.port });
-    const config = testConfig({
-      DB_CLIENT: 'mysql',
-      DATABASE_URL: '',
-      DB_HOST: '127.0.0.1',
-      DB_PORT: String(proxy.port),
-      DB_USER: ctx.config.db.user,
-      DB_PASSWORD: ctx.config.db.password,
-      DB_NAME: ctx.config.db.database,
-      DB_QUERY_TIMEOUT_MS: '500',
-      UNIT_TREE_STREAM_FROM: '0',
-    });
-    const db = createDb(config.db, createLogger({ level: 'silent' }));
-    const app = createApp({ db, config, logger: quietLogger });
+    const { proxy, app, close } = await serviceBehindProxy(ctx, { DB_QUERY_TIMEOUT_MS: '500', UNIT_TREE_STREAM_FROM: '0' });
     try {
       expect((await read(app, '')).status).toBe(200);
       proxy.freezeAt((sent) => sent.sql.includes('`u`.`depth`'));
@@ -155,9 +140,7 @@ describe('nestedOrder', () => {
       if (res.error === null) expect(() => JSON.parse(res.text)).toThrow();
       else expect(res.error).toMatch(/ECONNRESET|aborted|socket hang up/i);
     } finally {
-      proxy.thaw();
-      await db.destroy();
-      proxy.close();
+      await close();
     }
   });
 });

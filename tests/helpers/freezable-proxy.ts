@@ -1,4 +1,10 @@
 import net from 'node:net';
+import type { Express } from 'express';
+import { createApp } from '../../src/app';
+import type { Config } from '../../src/config';
+import { createDb, type Db } from '../../src/lib/db';
+import { testConfig } from './config';
+import { quietLogger } from './context';
 
 /** A MySQL command packet as the client sent it: its command byte and, for text commands, its SQL. */
 export interface SentCommand {
@@ -119,3 +125,33 @@ export async function freezableProxy(target: { host: string; port: number }) {
 }
 
 export type FreezableProxy = Awaited<ReturnType<typeof freezableProxy>>;
+
+/**
+ * A service of its own (a fresh pool, nothing prepared yet) over the MySQL test database of
+ * `ctx`, which it reaches through a freezable proxy; `env` adds the test's own settings (its
+ * time limits, say). `close` thaws the proxy, ends the pool, then the proxy.
+ */
+export async function serviceBehindProxy(
+  ctx: { config: Readonly<Config> },
+  env: Record<string, string> = {},
+): Promise<{ proxy: FreezableProxy; db: Db; app: Express; close: () => Promise<void> }> {
+  const proxy = await freezableProxy({ host: ctx.config.db.host, port: ctx.config.db.port });
+  const config = testConfig({
+    DB_CLIENT: 'mysql',
+    DATABASE_URL: '',
+    DB_HOST: '127.0.0.1',
+    DB_PORT: String(proxy.port),
+    DB_USER: ctx.config.db.user,
+    DB_PASSWORD: ctx.config.db.password,
+    DB_NAME: ctx.config.db.database,
+    ...env,
+  });
+  const db = createDb(config.db, quietLogger);
+  const app = createApp({ db, config, logger: quietLogger });
+  const close = async () => {
+    proxy.thaw();
+    await db.destroy();
+    proxy.close();
+  };
+  return { proxy, db, app, close };
+}

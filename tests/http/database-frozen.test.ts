@@ -1,12 +1,10 @@
 import request from 'supertest';
 import type { Express } from 'express';
-import { createApp } from '../../src/app';
-import { createDb, inTransaction, isUnavailable, writeRows, type Db } from '../../src/lib/db';
-import { createLogger } from '../../src/lib/logger';
-import { isMysql, testConfig } from '../helpers/config';
+import { inTransaction, isUnavailable, writeRows, type Db } from '../../src/lib/db';
+import { isMysql } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
-import { COM_QUERY, COM_STMT_EXECUTE, COM_STMT_PREPARE, freezableProxy, type FreezableProxy, type SentCommand } from '../helpers/freezable-proxy';
+import { COM_QUERY, COM_STMT_EXECUTE, COM_STMT_PREPARE, serviceBehindProxy, type FreezableProxy, type SentCommand } from '../helpers/freezable-proxy';
 import { contractApp } from '../helpers/openapi';
 
 /**
@@ -45,39 +43,20 @@ describeMysql('a database server that freezes with connections open', () => {
     user = await createUser(ctx, { role: 'Admin' });
   });
 
-  /** A service of its own (a fresh pool, nothing prepared yet) that reaches the database through a freezable proxy. */
-  async function serviceBehindProxy() {
-    const proxy = await freezableProxy({ host: ctx.config.db.host, port: ctx.config.db.port });
-    const config = testConfig({
-      DB_CLIENT: 'mysql',
-      DATABASE_URL: '',
-      DB_HOST: '127.0.0.1',
-      DB_PORT: String(proxy.port),
-      DB_USER: ctx.config.db.user,
-      DB_PASSWORD: ctx.config.db.password,
-      DB_NAME: ctx.config.db.database,
-      DB_QUERY_TIMEOUT_MS: String(LIMIT_MS),
-      DB_CONNECT_TIMEOUT_MS: String(LIMIT_MS),
-      DB_ACQUIRE_TIMEOUT_MS: String(LIMIT_MS),
-    });
-    const db = createDb(config.db, createLogger({ level: 'silent' }));
-    const app = contractApp(createApp({ db, config, logger: createLogger({ level: 'silent' }) }));
-    const close = async () => {
-      proxy.thaw();
-      await db.destroy();
-      proxy.close();
-    };
-    return { proxy, db, app, close };
-  }
-
+  /** a service of its own (a fresh pool, nothing prepared yet) behind a freezable proxy, each test */
   let service: Awaited<ReturnType<typeof serviceBehindProxy>>;
   let proxy: FreezableProxy;
   let db: Db;
   let app: Express;
 
   beforeEach(async () => {
-    service = await serviceBehindProxy();
-    ({ proxy, db, app } = service);
+    service = await serviceBehindProxy(ctx, {
+      DB_QUERY_TIMEOUT_MS: String(LIMIT_MS),
+      DB_CONNECT_TIMEOUT_MS: String(LIMIT_MS),
+      DB_ACQUIRE_TIMEOUT_MS: String(LIMIT_MS),
+    });
+    ({ proxy, db } = service);
+    app = contractApp(service.app);
   });
 
   afterEach(async () => {
