@@ -369,6 +369,12 @@ describe('X-Changes-Cursor on GET /api/contacts', () => {
     const again = await api().get('/api/contacts?limit=1').set(bearer(superAdmin)).set('If-None-Match', first.headers.etag);
     if (again.status === 304) expect(again.headers['x-changes-cursor']).toMatch(/^[A-Za-z0-9_-]+$/);
   });
+
+  test('an error answer carries none: a refused list showed nothing to follow on from', async () => {
+    const res = await api().get('/api/contacts?limit=0').set(bearer(superAdmin));
+    expect(res.status).toBe(400);
+    expect(res.headers).not.toHaveProperty('x-changes-cursor');
+  });
 });
 
 describe('on a database of its own: no other file writes there meanwhile, and pruning takes no other file\'s changes', () => {

@@ -19,7 +19,7 @@ import { pagination } from '../examples';
 
 export const contactSchemas = { ...recordSchemas, ...changeSchemas };
 
-/** The list's answers (200, and 304 for the same read) carry the change feed's cursor beside the ETag. */
+/** The list's answers (200, and 304 for the same read) carry the change feed's cursor beside the ETag; an error answer carries neither. */
 function withChangesCursor<T extends { responses: Record<string, unknown> }>(op: T): T {
   for (const status of ['200', '304']) {
     const response = op.responses[status] as { headers?: Record<string, unknown> };

@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { actorOf } from '../../audit';
 import { extendETag, preconditionsOf } from '../../../lib/http/conditional';
 import { sendPage } from '../../../lib/http/paging';
@@ -59,6 +59,12 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   const changesCursor: RequestHandler = (req, res, next) => {
     res.setHeader('X-Changes-Cursor', ChangeFeed.cursorOf(versionsOf(req)));
     next();
+  };
+  // ... and only there: an error answer (a 400 for a bad query, a 503) showed nothing to follow
+  // on from, as it carries no ETag (lib/http/errors.ts); this router's last middleware
+  const noChangesCursorOnError: ErrorRequestHandler = (err, _req, res, next) => {
+    if (!res.headersSent) res.removeHeader('X-Changes-Cursor');
+    next(err);
   };
 
   router.get('/', changesCursor, fresh, ...listRules, validate, async (req, res) => {
@@ -128,5 +134,6 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
     await writes.resetPassword(id, newPassword, actorOf(req), preconditionsOf(req));
     sendSuccess(res, 200, 'Password reset successfully');
   });
+  router.use(noChangesCursorOnError);
   return router;
 }
