@@ -1,11 +1,13 @@
 import { isForeignKeyViolation, type Db } from '../../lib/db';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { paginationOf } from '../../lib/http/paging';
+import { pageOf } from '../../lib/http/validate';
 import { reachesEveryOrganization } from '../access';
 import { changesOf, type Actor, type AuditTrail } from '../audit';
 import { organizationExists, ReferenceLookup } from '../reference';
 import { newSecret } from './api-token-auth';
 import { findToken, insertToken, listTokens, revokeToken, type ScimDefaults } from './api-tokens.queries';
+import { API_TOKEN_PAGE } from './api-tokens.validators';
 
 export interface CreateTokenInput {
   name: string;
@@ -59,9 +61,8 @@ export class ApiTokens {
 
   async list(actor: Actor, input: { organization_id?: number; page?: number; limit?: number }) {
     const everywhere = reachesEveryOrganization(actor);
-    const page = input.page ?? 1;
-    const limit = input.limit ?? 50;
-    const { rows, total } = await listTokens(this.db, everywhere ? input.organization_id : actor.organizationId, { limit, offset: (page - 1) * limit });
+    const { page, limit, offset } = pageOf(input, API_TOKEN_PAGE.defaultLimit);
+    const { rows, total } = await listTokens(this.db, everywhere ? input.organization_id : actor.organizationId, { limit, offset });
     return { api_tokens: rows, pagination: paginationOf(page, limit, total) };
   }
 

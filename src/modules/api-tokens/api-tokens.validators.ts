@@ -4,6 +4,8 @@ import { idParamRule, intRule, paginationRules, stringRule } from '../../lib/htt
 /** The scopes a token can hold: `scim`, the SCIM 2.0 service provider at /scim/v2 (docs/scim.md). */
 export const API_TOKEN_SCOPES = ['scim'] as const;
 
+export const API_TOKEN_PAGE = { defaultLimit: 50, maxLimit: 100 };
+
 export const createTokenRules = [
   stringRule(body('name'), 'name', { required: true, max: 100 }),
   body('scopes')
@@ -25,6 +27,6 @@ export const createTokenRules = [
   intRule(body('scim_defaults.rank_id'), 'scim_defaults.rank_id'),
 ];
 
-export const listTokenRules = [intRule(query('organization_id'), 'organization_id'), ...paginationRules(100)];
+export const listTokenRules = [intRule(query('organization_id'), 'organization_id'), ...paginationRules(API_TOKEN_PAGE.maxLimit)];
 
 export const tokenIdRules = [idParamRule(param('id'), 'id')];

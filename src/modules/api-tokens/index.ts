@@ -8,4 +8,4 @@ export { apiTokenAuth, TOKEN_PREFIX } from './api-token-auth';
 export type { ApiTokenRecord, ScimDefaults } from './api-tokens.queries';
 export { apiTokensRouter } from './api-tokens.router';
 export { ApiTokens } from './api-tokens.service';
-export { API_TOKEN_SCOPES } from './api-tokens.validators';
+export { API_TOKEN_PAGE, API_TOKEN_SCOPES } from './api-tokens.validators';

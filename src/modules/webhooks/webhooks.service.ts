@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inTransaction, isForeignKeyViolation, type Db } from '../../lib/db';
 import { paginationOf } from '../../lib/http/paging';
+import { pageOf } from '../../lib/http/validate';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { reachesEveryOrganization } from '../access';
 import type { Actor, AuditTrail } from '../audit';
@@ -12,6 +13,7 @@ import { eventBody, TEST_EVENT } from './webhook.events';
 import { newSecret } from './webhook.signature';
 import { leaseMs, type WebhookSettings } from './webhook.settings';
 import { checkTarget } from './webhook.targets';
+import { WEBHOOK_PAGE } from './webhooks.validators';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -53,9 +55,8 @@ export class WebhooksService {
   }
 
   async list(actor: Actor, input: { page?: number; limit?: number }) {
-    const page = input.page ?? 1;
-    const limit = input.limit ?? 50;
-    const { rows, total } = await hooks.listWebhooks(this.db, scopeOf(actor), { limit, offset: (page - 1) * limit });
+    const { page, limit, offset } = pageOf(input, WEBHOOK_PAGE.defaultLimit);
+    const { rows, total } = await hooks.listWebhooks(this.db, scopeOf(actor), { limit, offset });
     return { webhooks: rows, pagination: paginationOf(page, limit, total) };
   }
 
@@ -164,9 +165,8 @@ export class WebhooksService {
 
   async deliveries(actor: Actor, id: number, input: { page?: number; limit?: number; status?: string }) {
     await this.get(actor, id);
-    const page = input.page ?? 1;
-    const limit = input.limit ?? 50;
-    const { deliveries, total } = await deliveryPage(this.db, id, { limit, offset: (page - 1) * limit, status: input.status });
+    const { page, limit, offset } = pageOf(input, WEBHOOK_PAGE.defaultLimit);
+    const { deliveries, total } = await deliveryPage(this.db, id, { limit, offset, status: input.status });
     return { deliveries, pagination: paginationOf(page, limit, total) };
   }
 }

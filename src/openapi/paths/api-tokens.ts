@@ -1,4 +1,4 @@
-import { API_TOKEN_SCOPES } from '../../modules/api-tokens';
+import { API_TOKEN_PAGE, API_TOKEN_SCOPES } from '../../modules/api-tokens';
 import { ADMINS, arrayOf, body, bool, E404, errorResponse, int, nullable, obj, operation, paging, pathId, query, ref, str, success, timestamp } from '../builders';
 import { NOW, pagination } from '../examples';
 import { paged } from '../paging';
@@ -83,7 +83,7 @@ export const apiTokenPaths = {
       description: 'An Admin sees the own organization\'s; a Super_admin every organization\'s, or one (`organization_id`).',
       roles: ADMINS,
       permission,
-      params: [query('organization_id', int({ minimum: 1 }), 'obeyed for a Super_admin only'), ...paging(50, 100)],
+      params: [query('organization_id', int({ minimum: 1 }), 'obeyed for a Super_admin only'), ...paging(API_TOKEN_PAGE.defaultLimit, API_TOKEN_PAGE.maxLimit)],
       responses: {
         200: paged(success('API tokens retrieved successfully', obj({ api_tokens: arrayOf(ref('ApiToken')), pagination: ref('Pagination') }), { api_tokens: [tokenExample], pagination: pagination(1, 50) })),
       },
