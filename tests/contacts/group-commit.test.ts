@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../src/lib/errors';
 import { changeDirectory } from '../../src/modules/contacts';
-import { changeStamp } from '../../src/modules/contacts/data/tree/lock';
+import { changeStamp, markSearchChanged } from '../../src/modules/contacts/data/tree/lock';
 import { isMysql } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
 import { createUser, type TestUser } from '../helpers/factory';
@@ -67,6 +67,27 @@ describe('changes queued behind the directory lock commit together', () => {
     expect(await nameOf(a.id)).toBe('Survived A Broken Group');
     expect(await nameOf(b.id)).toBe(before);
     expect(await nameOf(c.id)).toBe('Survived Too');
+  });
+
+  it('takes the lock once for the group, a version for each change, and bumps the search version once however many changes marked it', async () => {
+    const [a, b, c] = contacts;
+    const state = async () => ctx.db('directory_state').where({ id: 1 }).first('version', 'search_version');
+    const before = await state();
+    const lock = await holdDirectoryLock(ctx.db);
+    const searched = (id: number, name: string) =>
+      changeDirectory(ctx.db, async (trx) => {
+        await rename(trx, id, name);
+        markSearchChanged(trx);
+        return changeStamp(trx);
+      });
+    const stamps = Promise.all([searched(a.id, 'Searched A'), searched(b.id, 'Searched B'), searched(c.id, 'Searched C')]);
+    await lock.release();
+    const got = await stamps;
+    const after = await state();
+    // the held lock's own change took one version, the group three
+    expect(got).toEqual([Number(before.version) + 2, Number(before.version) + 3, Number(before.version) + 4]);
+    expect(Number(after.version)).toBe(Number(before.version) + 4);
+    expect(Number(after.search_version)).toBe(Number(before.search_version) + 1);
   });
 
   // SQLite has one connection, which the group's transaction holds: a read beside it would wait

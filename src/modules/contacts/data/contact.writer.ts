@@ -88,7 +88,7 @@ export async function insertContact(trx: Knex.Transaction, fields: ContactInsert
   });
   await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
   await writeContactGrams(trx, Number(id), {}, fields);
-  await markSearchChanged(trx);
+  markSearchChanged(trx);
   noteChanges(trx, 'created', [{ id: Number(id), organization_id: fields.organization_id ?? DEFAULT_ORGANIZATION_ID }]);
   return Number(id);
 }
@@ -150,7 +150,7 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   if (parentId !== current.parent_id) noteChanges(trx, 'moved', self);
   else if (LISTED_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== current[f])) noteChanges(trx, 'updated', self);
   // what a search shows of a contact is all but its place in the tree
-  if (Object.entries(changes).some(([key, value]) => key !== 'parent_id' && value !== undefined)) await markSearchChanged(trx);
+  if (Object.entries(changes).some(([key, value]) => key !== 'parent_id' && value !== undefined)) markSearchChanged(trx);
 
   const tree = new TreeOrder(trx);
   if (unitChanged) {
@@ -188,7 +188,7 @@ export async function deactivateContacts(trx: Knex.Transaction, ids: number[]): 
   }
   if (active.length === 0) return { removed: [], orphans: [] };
   noteChanges(trx, 'deleted', deleted);
-  await markSearchChanged(trx);
+  markSearchChanged(trx);
   const removed = new Set(active);
   const orphans: Orphan[] = [];
   for (const chunk of chunks(active)) {
@@ -236,7 +236,7 @@ export async function reactivateContact(trx: Knex.Transaction, current: UserRow)
   await trx('users').where({ id: current.id }).update({ is_active: true, deprovisioned_at: null, updated_at: updatedAt, change_version: changeStamp(trx) });
   // the feed's type for a contact brought back (docs/changes.md): a client shows it again
   noteChanges(trx, 'restored', [{ id: current.id, organization_id: current.organization_id }]);
-  await markSearchChanged(trx);
+  markSearchChanged(trx);
   if (!keepsParent && current.parent_id !== null) await new TreeOrder(trx).moveSubtrees([current.id], null);
   return { ...current, is_active: true, parent_id: keepsParent ? current.parent_id : null, updated_at: updatedAt.toISOString() };
 }

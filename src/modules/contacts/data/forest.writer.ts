@@ -104,7 +104,7 @@ export async function insertContactForest(trx: Knex.Transaction, contacts: reado
   }
 
   await addToSearchBacklog(trx, [...ids.values()]);
-  await markSearchChanged(trx);
+  markSearchChanged(trx);
   // one row each in the change feed, written with the others of the change (lockedChange)
   const created: Array<{ id: number; organization_id: number }> = [];
   for (const c of contacts) {

@@ -2,7 +2,7 @@ import { KnexTimeoutError, type Knex } from 'knex';
 import { inTransaction, isUniqueViolation, type Db } from '../../../../lib/db';
 import { AppError } from '../../../../lib/errors';
 import { takeNotedChanges, writeChangeRows, type ChangeRowValues } from '../changes.writer';
-import { changeStamp, lockDirectory } from './lock';
+import { bumpSearchVersion, changeStamp, lockDirectory, useVersion } from './lock';
 
 /**
  * The queue of tree changes of each process, and their group commit: the turns that the
@@ -170,9 +170,10 @@ async function runBare(item: Queued): Promise<void> {
 async function runAlone(db: Db, change: Queued): Promise<void> {
   try {
     const value = await inTransaction(db, async (trx) => {
-      const done = await lockedWork(trx, change.work);
-      await writeChangeRows(trx, done.changes);
-      return done.value;
+      await lockDirectory(trx);
+      const value = await change.work(trx);
+      await finish(trx, takeNotedChanges(trx, changeStamp(trx)));
+      return value;
     });
     change.resolve(value);
   } catch (err) {
@@ -180,14 +181,10 @@ async function runAlone(db: Db, change: Queued): Promise<void> {
   }
 }
 
-/**
- * The work with the directory lock taken first; with the change feed's rows of what it changed
- * (noted by the writers of contacts), for the caller to write in the same transaction.
- */
-async function lockedWork<T>(trx: Knex.Transaction, work: (trx: Knex.Transaction) => Promise<T>): Promise<{ value: T; changes: ChangeRowValues[] }> {
-  await lockDirectory(trx);
-  const value = await work(trx);
-  return { value, changes: takeNotedChanges(trx, changeStamp(trx)) };
+/** What every transaction of changes writes last: the change feed's rows of the changes that held, and the search version if one of them marked it. */
+async function finish(trx: Knex.Transaction, changes: ChangeRowValues[]): Promise<void> {
+  await writeChangeRows(trx, changes);
+  await bumpSearchVersion(trx);
 }
 
 /** A failure that a savepoint's rollback undoes whole, after which the transaction goes on: the caller's 4xx, or a unique key taken. */
@@ -196,11 +193,15 @@ function containedFailure(err: unknown): boolean {
 }
 
 /**
- * Several changes in one transaction, each in a savepoint, committed together; each caller
- * then hears its own outcome. Any other failure than a contained one leaves the transaction in
+ * Several changes in one transaction, committed together; each caller then hears its own
+ * outcome. The lock is taken once, with a version for each change (lockDirectory), and each
+ * change runs after a savepoint of its own, which a contained failure (a 4xx, a unique key
+ * taken) rolls back to: that change's writes are undone and the others go on (its version
+ * stays unused). A savepoint that held is not released (the commit ends them all): one round
+ * trip less per change while the lock is held. Any other failure leaves the transaction in
  * doubt: the group is rolled back and each change runs again alone. The change feed's rows of
  * the changes that held (each under its own version) go in with one statement before the
- * commit: one round trip for the group, not one per change, while the lock is held.
+ * commit, and the search version is bumped once: round trips for the group, not per change.
  */
 async function runGroup(db: Db, group: Queued[]): Promise<void> {
   let outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }>;
@@ -208,17 +209,22 @@ async function runGroup(db: Db, group: Queued[]): Promise<void> {
     outcomes = await inTransaction(db, async (trx) => {
       const done: typeof outcomes = [];
       const changes: ChangeRowValues[] = [];
-      for (const change of group) {
+      const first = await lockDirectory(trx, group.length);
+      for (const [i, change] of group.entries()) {
+        useVersion(trx, first + i);
+        await trx.raw(`SAVEPOINT ${SAVEPOINT}`);
         try {
-          const held = await trx.transaction((savepoint) => lockedWork(savepoint, change.work));
-          changes.push(...held.changes);
-          done.push({ ok: true, value: held.value });
+          const value = await change.work(trx);
+          changes.push(...takeNotedChanges(trx, first + i));
+          done.push({ ok: true, value });
         } catch (err) {
           if (!containedFailure(err)) throw err;
+          await trx.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+          takeNotedChanges(trx, first + i);
           done.push({ ok: false, err });
         }
       }
-      await writeChangeRows(trx, changes);
+      await finish(trx, changes);
       return done;
     });
   } catch {
@@ -227,3 +233,6 @@ async function runGroup(db: Db, group: Queued[]): Promise<void> {
   }
   outcomes.forEach((outcome, i) => (outcome.ok ? group[i].resolve(outcome.value) : group[i].reject(outcome.err)));
 }
+
+/** The savepoint before each change of a group: a new one of the same name replaces the last (MySQL) or stacks on it (SQLite); a rollback goes to the newest. */
+const SAVEPOINT = 'directory_change';

@@ -191,7 +191,7 @@ export async function repairDirectory(db: Db): Promise<DirectoryReport> {
         : placedRows.filter((r) => placed.get(r.id)!.depth !== r.depth).map((r) => ({ id: r.id, tree_ord: r.tree_ord, depth: placed.get(r.id)!.depth }));
     await writeLabels(trx, relabel);
     await rewriteGrams(trx, wrongGrams);
-    await markSearchChanged(trx);
+    markSearchChanged(trx);
     return report;
   }, { alone: true });
 }

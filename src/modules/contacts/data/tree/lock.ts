@@ -10,22 +10,32 @@ import type { ReadVersions } from '../../../access';
  */
 
 /**
- * Locks the directory for a tree change and marks it changed. Call it first in the
- * transaction, before any read: a check made before the lock is not serialized with the other
- * changes (inTransaction reads committed data on MySQL, so every statement after the lock sees
- * all that committed before it).
+ * Locks the directory for a tree change and marks it changed: `count` changes run under this
+ * lock, one after another (a group commit: change-queue.ts), each with a version of its own.
+ * Returns the first of those versions, which the transaction's changes stamp with first
+ * (useVersion moves on to the next). Call it first in the transaction, before any read: a check
+ * made before the lock is not serialized with the other changes (inTransaction reads committed
+ * data on MySQL, so every statement after the lock sees all that committed before it).
  */
-export async function lockDirectory(trx: Knex.Transaction): Promise<void> {
+export async function lockDirectory(trx: Knex.Transaction, count = 1): Promise<number> {
+  let last: number;
   if (dialectOf(trx) === 'mysql') {
     // one round trip: the incremented version comes back as the statement's insert id (MySQL
     // and MariaDB have no UPDATE ... RETURNING), and every round trip here is one the lock is held for
-    const [result] = await trx.raw('UPDATE directory_state SET version = LAST_INSERT_ID(version + 1) WHERE id = 1');
-    stamps.set(trx, Number((result as { insertId: number | string }).insertId));
-    return;
+    const [result] = await trx.raw('UPDATE directory_state SET version = LAST_INSERT_ID(version + ?) WHERE id = 1', [count]);
+    last = Number((result as { insertId: number | string }).insertId);
+  } else {
+    await trx('directory_state').where({ id: 1 }).increment('version', count);
+    last = Number((await trx('directory_state').where({ id: 1 }).first('version')).version);
   }
-  await trx('directory_state').where({ id: 1 }).increment('version', 1);
-  const { version } = await trx('directory_state').where({ id: 1 }).first('version');
-  stamps.set(trx, Number(version));
+  const first = last - count + 1;
+  stamps.set(trx, first);
+  return first;
+}
+
+/** Makes `version` (one that lockDirectory handed out) the one the transaction's next writes stamp. */
+export function useVersion(trx: Knex.Transaction, version: number): void {
+  stamps.set(trx, version);
 }
 
 /** The directory version that each transaction holding the lock commits as (lockDirectory). */
@@ -47,12 +57,21 @@ export function changeStamp(trx: Knex.Transaction): number {
 /**
  * Marks a change of what the contact search sees (a contact added, changed or deactivated):
  * the search index is keyed by `search_version`, which a move leaves alone. In a transaction
- * that holds the directory lock.
+ * that holds the directory lock; the version is bumped once, by bumpSearchVersion before the
+ * commit, however many changes of a group marked it.
  */
-export async function markSearchChanged(trx: Knex.Transaction): Promise<void> {
-  await trx('directory_state').where({ id: 1 }).increment('search_version', 1);
+export function markSearchChanged(trx: Knex.Transaction): void {
+  changeStamp(trx);
+  searchChanged.add(trx);
 }
 
+const searchChanged = new WeakSet<Knex.Transaction>();
+
+/** Bumps `search_version` if a change of the transaction marked it (markSearchChanged): its last write before the commit. */
+export async function bumpSearchVersion(trx: Knex.Transaction): Promise<void> {
+  if (!searchChanged.delete(trx)) return;
+  await trx('directory_state').where({ id: 1 }).increment('search_version', 1);
+}
 
 /**
  * Adds the read versions to a query of one row, as `directory_version`, `search_version`,
