@@ -28,6 +28,9 @@ import { changeStamp } from './lock';
 /** Stand-in ids of new rows (labelsForNew): above every real id, exact as numbers. */
 const NEW_ROW_ID = 2 ** 52;
 
+/** Up to this many rows, a subtree is read with the row after it in one statement (subtreeRows). */
+const SMALL_SUBTREE = 32;
+
 /** What a caller that wrote the roots' rows itself knows (updateContact): parent_id and updated_at set, these sort names. */
 export type KnownRoots = { parentSet: true; sortNames: ReadonlyMap<number, string> };
 
@@ -60,13 +63,20 @@ export class TreeOrder {
     if (!root) return [];
     const start = Number(root.tree_ord);
     if (start <= 0) return [{ id, depth: Number(root.depth), tree_ord: start }];
-    const end = await subtreeEnd(this.trx, start, Number(root.depth));
+    const depth = Number(root.depth);
+    const toRow = (r: { id: unknown; depth: unknown; tree_ord: unknown }) => ({ id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) });
+    // a small subtree (a leaf, most often) with the row after it, in one read: the subtree ends
+    // at the first row after the contact that is not deeper
+    const head = (await this.trx('users').where('tree_ord', '>=', start).orderBy('tree_ord').limit(SMALL_SUBTREE + 1).select('id', 'depth', 'tree_ord')).map(toRow);
+    const after = head.findIndex((r, i) => i > 0 && r.depth <= depth);
+    if (after > 0 || head.length <= SMALL_SUBTREE) return after > 0 ? head.slice(0, after) : head;
+    const end = await subtreeEnd(this.trx, start, depth);
     const rows = await this.trx('users')
       .where('tree_ord', '>=', start)
       .andWhere('tree_ord', '<', end)
       .orderBy('tree_ord')
       .select('id', 'depth', 'tree_ord');
-    return rows.map((r) => ({ id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }));
+    return rows.map(toRow);
   }
 
   /** Of the given contacts, those that lie inside the subtree of another one of them. */
@@ -184,15 +194,16 @@ export class TreeOrder {
     const baseDepth = parent ? Number(parent.depth) + 1 : 0;
 
     // 2. Group them by the gap they go into: the same next sibling (or none: the end).
-    const groups: Array<{ nextId: number | null; subtrees: SubtreeToPlace[] }> = [];
+    const groups: Array<{ next: { id: number; tree_ord: number } | null; subtrees: SubtreeToPlace[] }> = [];
     for (const s of subtrees) {
       const next = await this.nextSibling(parentId, s.sortName, s.id);
       const last = groups[groups.length - 1];
-      if (last && last.nextId === next) last.subtrees.push(s);
-      else groups.push({ nextId: next, subtrees: [s] });
+      if (last && last.next?.id === next?.id) last.subtrees.push(s);
+      else groups.push({ next, subtrees: [s] });
     }
 
     // 3. Fill each gap, making room where it is too narrow.
+    let relabelled = false;
     const virtual = new Map<number, OrderedRow & { tree_ord: number }>();
     // an import's 100,000 new rows: in slices that let other requests run
     const slices = new TimeSlices();
@@ -203,18 +214,22 @@ export class TreeOrder {
         for (const r of s.rows) rows.push({ id: r.id, depth: r.depth + shift });
         if (slices.due()) await slices.pause();
       }
+      // the labels read above hold until a gap is made room in, which relabels rows around it
       let after: number;
-      if (group.nextId !== null) {
-        after = Number((await this.trx('users').where({ id: group.nextId }).first('tree_ord')).tree_ord);
+      if (group.next !== null) {
+        after = relabelled ? Number((await this.trx('users').where({ id: group.next.id }).first('tree_ord')).tree_ord) : group.next.tree_ord;
       } else if (parent) {
-        const fresh = await this.trx('users').where({ id: parentId! }).first('tree_ord');
-        after = await subtreeEnd(this.trx, Number(fresh.tree_ord), Number(parent.depth));
+        const parentOrd = relabelled ? Number((await this.trx('users').where({ id: parentId! }).first('tree_ord')).tree_ord) : Number(parent.tree_ord);
+        after = await subtreeEnd(this.trx, parentOrd, Number(parent.depth));
       } else {
         after = ORD_LIMIT;
       }
       let before = await lastLabelBefore(this.trx, after);
       let spacing = Math.min(ORD_STEP, Math.floor((after - before) / (rows.length + 1)));
-      if (spacing < 1) ({ before, spacing } = await makeRoom(this.trx, before, after, rows.length, virtual));
+      if (spacing < 1) {
+        ({ before, spacing } = await makeRoom(this.trx, before, after, rows.length, virtual));
+        relabelled = true;
+      }
       const labelled = rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) }));
       if (write) await writeLabels(this.trx, labelled);
       else {
@@ -227,18 +242,18 @@ export class TreeOrder {
     return [...virtual.values()];
   }
 
-  /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows. */
-  private async nextSibling(parentId: number | null, sortName: string, id: number): Promise<number | null> {
+  /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows, with its label. */
+  private async nextSibling(parentId: number | null, sortName: string, id: number): Promise<{ id: number; tree_ord: number } | null> {
     const query = this.trx('users')
       .where('tree_ord', '>', 0)
       .andWhere('sort_name', '>=', sortName)
       .andWhere((q) => q.where('sort_name', '>', sortName).orWhere('id', '>', id))
       .orderBy([{ column: 'sort_name' }, { column: 'id' }])
-      .first('id');
+      .first('id', 'tree_ord');
     if (parentId === null) query.whereNull('parent_id');
     else query.where('parent_id', parentId);
     const row = await query;
-    return row ? Number(row.id) : null;
+    return row ? { id: Number(row.id), tree_ord: Number(row.tree_ord) } : null;
   }
 
 }
