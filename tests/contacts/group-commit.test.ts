@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../src/lib/errors';
-import { changeDirectory } from '../../src/modules/contacts';
+import { changeDirectory, contactGrams } from '../../src/modules/contacts';
+import { updateContact } from '../../src/modules/contacts/data/contact.writer';
+import { findUserRow } from '../../src/modules/contacts/data/users.queries';
 import { changeStamp, markSearchChanged } from '../../src/modules/contacts/data/tree/lock';
 import { isMysql } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
@@ -88,6 +90,29 @@ describe('changes queued behind the directory lock commit together', () => {
     expect(got).toEqual([Number(before.version) + 2, Number(before.version) + 3, Number(before.version) + 4]);
     expect(Number(after.version)).toBe(Number(before.version) + 4);
     expect(Number(after.search_version)).toBe(Number(before.search_version) + 1);
+  });
+
+  it('writes the search grams of the group once, as the last change of each contact left them, and none of a change rolled back to its savepoint', async () => {
+    // contacts of their own: the other tests rename theirs in SQL, which leaves their grams behind
+    const [a, b] = [await createUser(ctx), await createUser(ctx)];
+    const gramsOf = async (id: number) => (await ctx.db('contact_search_grams').where({ contact_id: id }).orderBy('gram').pluck('gram')).map(Number);
+    const expected = async (id: number) => contactGrams((await findUserRow(ctx.db, id))!).sort((x, y) => x - y);
+    const renamed = (id: number, name: string, refuse = false) =>
+      changeDirectory(ctx.db, async (trx) => {
+        await updateContact(trx, (await findUserRow(trx, id))!, { name });
+        if (refuse) throw new NotFoundError('Contact not found');
+      });
+    const bBefore = await gramsOf(b.id);
+    const lock = await holdDirectoryLock(ctx.db);
+    // a gram that the first rename adds and the second removes again, and the reverse
+    const changes = [renamed(a.id, 'Qqzz Interim'), renamed(a.id, 'Wwyy Final'), renamed(b.id, 'Never Kept Xxvv', true)];
+    await lock.release();
+    await Promise.allSettled(changes);
+    await expect(changes[2]).rejects.toThrow(NotFoundError);
+    expect(await nameOf(a.id)).toBe('Wwyy Final');
+    expect(await gramsOf(a.id)).toEqual(await expected(a.id));
+    expect(await gramsOf(b.id)).toEqual(bBefore);
+    expect(await gramsOf(b.id)).toEqual(await expected(b.id));
   });
 
   // SQLite has one connection, which the group's transaction holds: a read beside it would wait

@@ -10,7 +10,8 @@ import { strongerType, type ChangeType } from '../domain/change-cursor';
  * for a group of changes committed together, whatever they touched (a move, a bulk delete with
  * its orphans, an import), and no writer of contacts can forget it. A contact noted twice in
  * one change is one row, of the stronger type (strongerType). A change that fails writes
- * nothing: its notes go with its transaction object, a savepoint's with the savepoint.
+ * nothing: its notes go with its transaction, or are taken and dropped when its savepoint in a
+ * group is rolled back to.
  */
 
 export const CHANGES_TABLE = 'contact_changes';

@@ -87,7 +87,7 @@ export async function insertContact(trx: Knex.Transaction, fields: ContactInsert
     updated_at: now,
   });
   await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
-  await writeContactGrams(trx, Number(id), {}, fields);
+  writeContactGrams(trx, Number(id), {}, fields);
   markSearchChanged(trx);
   noteChanges(trx, 'created', [{ id: Number(id), organization_id: fields.organization_id ?? DEFAULT_ORGANIZATION_ID }]);
   return Number(id);
@@ -145,7 +145,7 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   if (parentGiven) row.parent_id = parentId;
   await trx('users').where({ id: current.id }).update(row);
 
-  if (searchable) await writeContactGrams(trx, current.id, before, { ...before, ...changes });
+  if (searchable) writeContactGrams(trx, current.id, before, { ...before, ...changes });
   const self = [{ id: current.id, organization_id: changes.organization_id ?? current.organization_id }];
   if (parentId !== current.parent_id) noteChanges(trx, 'moved', self);
   else if (LISTED_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== current[f])) noteChanges(trx, 'updated', self);

@@ -2,6 +2,7 @@ import { KnexTimeoutError, type Knex } from 'knex';
 import { inTransaction, isUniqueViolation, type Db } from '../../../../lib/db';
 import { AppError } from '../../../../lib/errors';
 import { takeNotedChanges, writeChangeRows, type ChangeRowValues } from '../changes.writer';
+import { takeGramChanges, writeGramChanges, type GramChanges } from '../grams';
 import { bumpSearchVersion, changeStamp, lockDirectory, useVersion } from './lock';
 
 /**
@@ -172,7 +173,7 @@ async function runAlone(db: Db, change: Queued): Promise<void> {
     const value = await inTransaction(db, async (trx) => {
       await lockDirectory(trx);
       const value = await change.work(trx);
-      await finish(trx, takeNotedChanges(trx, changeStamp(trx)));
+      await finish(trx, takeNotedChanges(trx, changeStamp(trx)), takeGramChanges(trx));
       return value;
     });
     change.resolve(value);
@@ -181,8 +182,12 @@ async function runAlone(db: Db, change: Queued): Promise<void> {
   }
 }
 
-/** What every transaction of changes writes last: the change feed's rows of the changes that held, and the search version if one of them marked it. */
-async function finish(trx: Knex.Transaction, changes: ChangeRowValues[]): Promise<void> {
+/**
+ * What every transaction of changes writes last, for the changes that held: their search grams
+ * (grams.ts), their change feed's rows, and the search version if one of them marked it.
+ */
+async function finish(trx: Knex.Transaction, changes: ChangeRowValues[], grams: GramChanges): Promise<void> {
+  await writeGramChanges(trx, grams);
   await writeChangeRows(trx, changes);
   await bumpSearchVersion(trx);
 }
@@ -199,9 +204,10 @@ function containedFailure(err: unknown): boolean {
  * taken) rolls back to: that change's writes are undone and the others go on (its version
  * stays unused). A savepoint that held is not released (the commit ends them all): one round
  * trip less per change while the lock is held. Any other failure leaves the transaction in
- * doubt: the group is rolled back and each change runs again alone. The change feed's rows of
- * the changes that held (each under its own version) go in with one statement before the
- * commit, and the search version is bumped once: round trips for the group, not per change.
+ * doubt: the group is rolled back and each change runs again alone. The search grams and the
+ * change feed's rows of the changes that held (each under its own version) go in with a
+ * statement or two before the commit, and the search version is bumped once: round trips for
+ * the group, not per change.
  */
 async function runGroup(db: Db, group: Queued[]): Promise<void> {
   let outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }>;
@@ -209,6 +215,7 @@ async function runGroup(db: Db, group: Queued[]): Promise<void> {
     outcomes = await inTransaction(db, async (trx) => {
       const done: typeof outcomes = [];
       const changes: ChangeRowValues[] = [];
+      const grams: GramChanges = new Map();
       const first = await lockDirectory(trx, group.length);
       for (const [i, change] of group.entries()) {
         useVersion(trx, first + i);
@@ -216,15 +223,17 @@ async function runGroup(db: Db, group: Queued[]): Promise<void> {
         try {
           const value = await change.work(trx);
           changes.push(...takeNotedChanges(trx, first + i));
+          takeGramChanges(trx, grams);
           done.push({ ok: true, value });
         } catch (err) {
           if (!containedFailure(err)) throw err;
           await trx.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
           takeNotedChanges(trx, first + i);
+          takeGramChanges(trx);
           done.push({ ok: false, err });
         }
       }
-      await finish(trx, changes);
+      await finish(trx, changes, grams);
       return done;
     });
   } catch {
