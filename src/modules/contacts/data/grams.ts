@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { chunks } from '../../../lib/chunks';
 import { bulkInsert, dialectOf, loadData } from '../../../lib/db';
 
 /**
@@ -99,73 +98,6 @@ export function gramQueryOf(term: string): GramQuery {
 
 /** New contacts whose grams are not written yet (backlog.ts). */
 export const BACKLOG_TABLE = 'contact_search_backlog';
-
-/**
- * Brings the index entries of one contact from its old values to its new ones, inside the
- * transaction that changed it (which holds the directory lock). The grams it lost and gained
- * are noted, and written by the lock's frame (tree/change-queue.ts) with takeGramChanges and
- * writeGramChanges before the commit: for a group of changes committed together, one DELETE and
- * one INSERT for all of them instead of two statements each while the lock is held.
- */
-export function writeContactGrams(trx: Knex.Transaction, contactId: number, before: SearchableFields, after: SearchableFields): void {
-  const old = new Set(contactGrams(before));
-  const next = new Set(contactGrams(after));
-  let pending = pendingGrams.get(trx);
-  if (!pending) pendingGrams.set(trx, (pending = new Map()));
-  let grams = pending.get(contactId);
-  if (!grams) pending.set(contactId, (grams = new Map()));
-  for (const g of old) if (!next.has(g)) grams.set(g, false);
-  for (const g of next) if (!old.has(g)) grams.set(g, true);
-}
-
-/** Per contact, each gram a change of the transaction added (true) or removed (false): the last change of a gram wins. */
-export type GramChanges = Map<number, Map<number, boolean>>;
-
-const pendingGrams = new WeakMap<Knex.Transaction, GramChanges>();
-
-/**
- * The gram changes noted in the transaction since the last take, for its frame to write (or to
- * drop, for a change that was rolled back to its savepoint); merged into `into` when given, the
- * later over the earlier.
- */
-export function takeGramChanges(trx: Knex.Transaction, into: GramChanges = new Map()): GramChanges {
-  const pending = pendingGrams.get(trx);
-  pendingGrams.delete(trx);
-  for (const [contactId, grams] of pending ?? []) {
-    const merged = into.get(contactId);
-    if (!merged) into.set(contactId, grams);
-    else for (const [g, present] of grams) merged.set(g, present);
-  }
-  return into;
-}
-
-/**
- * Writes gram changes: the removed ones deleted by key, the added ones inserted (those already
- * there are kept: a drain of the backlog may have written them), a statement of each for many
- * contacts.
- */
-export async function writeGramChanges(trx: Knex.Transaction, changes: GramChanges): Promise<void> {
-  const gone: Array<[number, number[]]> = [];
-  const added: Array<{ gram: number; contact_id: number }> = [];
-  for (const [contactId, grams] of changes) {
-    const lost: number[] = [];
-    for (const [gram, present] of grams) {
-      if (present) added.push({ gram, contact_id: contactId });
-      else lost.push(gram);
-    }
-    if (lost.length > 0) gone.push([contactId, lost]);
-  }
-  for (const chunk of chunks(gone, 50)) {
-    await trx('contact_search_grams')
-      .where((q) => {
-        for (const [contactId, lost] of chunk) q.orWhere((c) => c.where('contact_id', contactId).whereIn('gram', lost));
-      })
-      .delete();
-  }
-  for (const chunk of chunks(added, 400)) {
-    await trx('contact_search_grams').insert(chunk).onConflict(['gram', 'contact_id']).ignore();
-  }
-}
 
 /** Search grams per INSERT batch, and per LOAD DATA (MySQL: about a second's work for the server). */
 const GRAM_ROWS = 20_000;

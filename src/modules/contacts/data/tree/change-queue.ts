@@ -2,7 +2,7 @@ import { KnexTimeoutError, type Knex } from 'knex';
 import { inTransaction, isUniqueViolation, type Db } from '../../../../lib/db';
 import { AppError } from '../../../../lib/errors';
 import { takeNotedChanges, writeChangeRows, type ChangeRowValues } from '../changes.writer';
-import { takeGramChanges, writeGramChanges, type GramChanges } from '../grams';
+import { takeGramChanges, writeGramChanges, type GramChanges } from '../gram-changes';
 import { bumpSearchVersion, changeStamp, lockDirectory, useVersion } from './lock';
 
 /**
@@ -75,9 +75,9 @@ export function directoryChangesInFlight(db: Db): number {
  * them (docs/performance.md, "A mixed load"). Several processes still share the lock itself.
  *
  * The changes that queued up while one ran then run one after another in one transaction and
- * commit together (group commit). Each still takes the lock as its own first statement and gets
- * its own directory version, each in a savepoint: one that fails (a 4xx, a taken e-mail) is
- * rolled back alone and the others go on. A commit waits for the disk (about 4 ms on the
+ * commit together (group commit). The group takes the lock once, with a directory version for
+ * each change, and each change runs after a savepoint: one that fails (a 4xx, a taken e-mail)
+ * is rolled back alone and the others go on. A commit waits for the disk (about 4 ms on the
  * benchmark's machine, a third of a short change), and the lock is held through it, so one
  * commit for a queue of changes is what lets them go faster than one commit each. On any other
  * failure, which may have ended the transaction itself, nothing of the group is committed and

@@ -17,3 +17,21 @@ export async function subtreeEnd(db: Queryable, ord: number, depth: number): Pro
     .first('tree_ord');
   return next ? Number(next.tree_ord) : ORD_LIMIT;
 }
+
+/** Up to this many rows, a subtree is read with the row after it in one statement (subtreeFrom). */
+const SMALL_SUBTREE = 32;
+
+/**
+ * The rows of the subtree that starts at (ord, depth), in pre-order. A small one (a leaf, most
+ * often) is read with the row after it in one statement: the subtree ends at the first row
+ * after its root that is not deeper. A larger one takes its end (subtreeEnd) and a range read.
+ */
+export async function subtreeFrom(db: Queryable, ord: number, depth: number): Promise<Array<{ id: number; depth: number; tree_ord: number }>> {
+  const toRow = (r: { id: unknown; depth: unknown; tree_ord: unknown }) => ({ id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) });
+  const head = (await db('users').where('tree_ord', '>=', ord).orderBy('tree_ord').limit(SMALL_SUBTREE + 1).select('id', 'depth', 'tree_ord')).map(toRow);
+  const after = head.findIndex((r, i) => i > 0 && r.depth <= depth);
+  if (after > 0) return head.slice(0, after);
+  if (head.length <= SMALL_SUBTREE) return head;
+  const end = await subtreeEnd(db, ord, depth);
+  return (await db('users').where('tree_ord', '>=', ord).andWhere('tree_ord', '<', end).orderBy('tree_ord').select('id', 'depth', 'tree_ord')).map(toRow);
+}

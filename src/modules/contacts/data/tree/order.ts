@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { compareCodePoints } from '../../../../lib/text';
-import { subtreeEnd } from './keys';
+import { subtreeEnd, subtreeFrom } from './keys';
 import { chunks } from '../../../../lib/chunks';
 import { TimeSlices } from '../../../../lib/yield';
 import { lastLabelBefore, makeRoom } from './gaps';
@@ -27,9 +27,6 @@ import { changeStamp } from './lock';
 
 /** Stand-in ids of new rows (labelsForNew): above every real id, exact as numbers. */
 const NEW_ROW_ID = 2 ** 52;
-
-/** Up to this many rows, a subtree is read with the row after it in one statement (subtreeRows). */
-const SMALL_SUBTREE = 32;
 
 /** What a caller that wrote the roots' rows itself knows (updateContact): parent_id and updated_at set, these sort names. */
 export type KnownRoots = { parentSet: true; sortNames: ReadonlyMap<number, string> };
@@ -63,20 +60,7 @@ export class TreeOrder {
     if (!root) return [];
     const start = Number(root.tree_ord);
     if (start <= 0) return [{ id, depth: Number(root.depth), tree_ord: start }];
-    const depth = Number(root.depth);
-    const toRow = (r: { id: unknown; depth: unknown; tree_ord: unknown }) => ({ id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) });
-    // a small subtree (a leaf, most often) with the row after it, in one read: the subtree ends
-    // at the first row after the contact that is not deeper
-    const head = (await this.trx('users').where('tree_ord', '>=', start).orderBy('tree_ord').limit(SMALL_SUBTREE + 1).select('id', 'depth', 'tree_ord')).map(toRow);
-    const after = head.findIndex((r, i) => i > 0 && r.depth <= depth);
-    if (after > 0 || head.length <= SMALL_SUBTREE) return after > 0 ? head.slice(0, after) : head;
-    const end = await subtreeEnd(this.trx, start, depth);
-    const rows = await this.trx('users')
-      .where('tree_ord', '>=', start)
-      .andWhere('tree_ord', '<', end)
-      .orderBy('tree_ord')
-      .select('id', 'depth', 'tree_ord');
-    return rows.map(toRow);
+    return subtreeFrom(this.trx, start, Number(root.depth));
   }
 
   /** Of the given contacts, those that lie inside the subtree of another one of them. */
