@@ -66,8 +66,7 @@ export class DirectoryImport {
     const { failures, written } = await this.writes.changeMany(
       actor,
       async (trx) => {
-        plan = await planImport(trx, rows, options.mode, actor);
-        for (const c of plan.creates) c.passwordHash = c.password ? (hashes.get(c.ref) ?? null) : null;
+        plan = await planImport(trx, rows, options.mode, actor, hashes);
         return { batch: plan, blocked: rowErrors.length > 0 || plan.errors.length > 0 };
       },
       {

@@ -3,7 +3,7 @@ import { compareCodePoints } from '../../../../lib/text';
 import { subtreeEnd } from './keys';
 import { chunks } from '../../../../lib/chunks';
 import { TimeSlices } from '../../../../lib/yield';
-import { lastLabelBefore, makeRoom } from './gaps';
+import { lastLabelBefore, makeRoom, type VirtualLabels } from './gaps';
 import { ORD_LIMIT, ORD_STEP, writeLabels } from './labels';
 import { changeStamp } from './lock';
 
@@ -34,6 +34,13 @@ export type KnownRoots = { parentSet: true; sortNames: ReadonlyMap<number, strin
 interface OrderedRow {
   id: number;
   depth: number;
+}
+
+/** New subtrees to label (labelsForNew), by their place in the order given: each root's sort name and the subtree's number of rows. */
+export interface NewSubtrees {
+  readonly length: number;
+  sortName(s: number): string;
+  rows(s: number): number;
 }
 
 interface SubtreeToPlace {
@@ -137,51 +144,61 @@ export class TreeOrder {
     for (const s of subtrees) s.sortName = names.get(s.id)!;
     subtrees.sort((a, b) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id);
 
-    await this.labelsAmongSiblings(parentId, subtrees, true);
+    await this.labelsAmongSiblings(parentId, subtrees);
   }
 
   /**
-   * Labels for new rows, not yet in the table: each subtree, its rows in pre-order with depths
-   * relative to its root and any distinct numeric `key`s, goes under `parentId`, the subtrees
-   * in the order given (sorted by sort name), each after its placed namesakes. Neighbours are
-   * relabelled here when a gap is too narrow; the new rows' labels and depths are returned by
-   * key, for the caller to insert the rows with.
+   * Labels for new rows, not yet in the table: the subtrees go under `parentId` in the order
+   * given (sorted by sort name), each after its placed namesakes, each with `rows(s)` rows in
+   * pre-order. Neighbours are relabelled here when a gap is too narrow. Returns the new rows'
+   * labels in that order (every subtree's rows, one subtree after another) and the depth of
+   * their roots, for the caller to insert the rows with. An import's 100,000 rows are numbers
+   * in one array here, not an object each.
    */
-  async labelsForNew(
-    parentId: number | null,
-    subtrees: ReadonlyArray<{ sortName: string; rows: ReadonlyArray<{ key: number; depth: number }> }>,
-  ): Promise<Map<number, { tree_ord: number; depth: number }>> {
-    // stand-in ids above every real id: each new root sorts after its placed namesakes, the new
-    // roots keep the order given, and no new row is taken for a row of the table
-    const keys: number[] = [];
+  async labelsForNew(parentId: number | null, subtrees: NewSubtrees): Promise<{ tree_ord: Float64Array; depth: number }> {
+    const { parent, baseDepth } = await this.parentOf(parentId);
+    // a new row's stand-in id is NEW_ROW_ID + its place in the labels: above every real id, so
+    // each new root sorts after its placed namesakes, the new roots keep the order given, and
+    // no new row is taken for a row of the table
+    const groups: Array<{ nextId: number | null; rows: number }> = [];
+    let total = 0;
+    for (let s = 0; s < subtrees.length; s++) {
+      const next = await this.nextSibling(parentId, subtrees.sortName(s), NEW_ROW_ID + total);
+      const last = groups[groups.length - 1];
+      if (last && last.nextId === next) last.rows += subtrees.rows(s);
+      else groups.push({ nextId: next, rows: subtrees.rows(s) });
+      total += subtrees.rows(s);
+    }
+    const labels = new Float64Array(total);
+    let labelled = 0;
+    const virtual: VirtualLabels = {
+      forEach: (visit) => {
+        for (let i = 0; i < labelled; i++) visit(labels[i], NEW_ROW_ID + i);
+      },
+      relabel: (id, label) => {
+        if (id < NEW_ROW_ID) return false;
+        labels[id - NEW_ROW_ID] = label;
+        return true;
+      },
+    };
     const slices = new TimeSlices();
-    const toPlace: SubtreeToPlace[] = [];
-    for (const s of subtrees) {
-      const rows = s.rows.map((r) => ({ id: NEW_ROW_ID + keys.push(r.key) - 1, depth: r.depth }));
-      toPlace.push({ id: rows[0].id, sortName: s.sortName, rows });
-      if (slices.due()) await slices.pause();
+    for (const group of groups) {
+      const { before, spacing } = await this.gapFor(parentId, parent, group.nextId, group.rows, virtual);
+      for (let i = 0; i < group.rows; i++) {
+        labels[labelled + i] = before + spacing * (i + 1);
+        if (slices.due()) await slices.pause();
+      }
+      labelled += group.rows;
     }
-    const labels = new Map<number, { tree_ord: number; depth: number }>();
-    for (const l of await this.labelsAmongSiblings(parentId, toPlace, false)) {
-      labels.set(keys[l.id - NEW_ROW_ID], { tree_ord: l.tree_ord, depth: l.depth });
-      if (slices.due()) await slices.pause();
-    }
-    return labels;
+    return { tree_ord: labels, depth: baseDepth };
   }
 
   /**
-   * Steps 2 and 3 of placing subtrees (taken out of the order, sorted) under `parentId`: rows of
-   * the table (`write`) labelled group by group, each gap measured with the groups before it in
-   * place; new rows kept in memory (makeRoom's `virtual` rows), their labels returned.
+   * Steps 2 and 3 of placing subtrees (taken out of the order, sorted) under `parentId`: the
+   * rows labelled group by group, each gap measured with the groups before it in place.
    */
-  private async labelsAmongSiblings(
-    parentId: number | null,
-    subtrees: SubtreeToPlace[],
-    write: boolean,
-  ): Promise<Array<OrderedRow & { tree_ord: number }>> {
-    const parent = parentId === null ? null : await this.trx('users').where({ id: parentId }).first('tree_ord', 'depth');
-    if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
-    const baseDepth = parent ? Number(parent.depth) + 1 : 0;
+  private async labelsAmongSiblings(parentId: number | null, subtrees: SubtreeToPlace[]): Promise<void> {
+    const { parent, baseDepth } = await this.parentOf(parentId);
 
     // 2. Group them by the gap they go into: the same next sibling (or none: the end).
     const groups: Array<{ nextId: number | null; subtrees: SubtreeToPlace[] }> = [];
@@ -193,8 +210,6 @@ export class TreeOrder {
     }
 
     // 3. Fill each gap, making room where it is too narrow.
-    const virtual = new Map<number, OrderedRow & { tree_ord: number }>();
-    // an import's 100,000 new rows: in slices that let other requests run
     const slices = new TimeSlices();
     for (const group of groups) {
       const rows: OrderedRow[] = [];
@@ -203,28 +218,43 @@ export class TreeOrder {
         for (const r of s.rows) rows.push({ id: r.id, depth: r.depth + shift });
         if (slices.due()) await slices.pause();
       }
-      let after: number;
-      if (group.nextId !== null) {
-        after = Number((await this.trx('users').where({ id: group.nextId }).first('tree_ord')).tree_ord);
-      } else if (parent) {
-        const fresh = await this.trx('users').where({ id: parentId! }).first('tree_ord');
-        after = await subtreeEnd(this.trx, Number(fresh.tree_ord), Number(parent.depth));
-      } else {
-        after = ORD_LIMIT;
-      }
-      let before = await lastLabelBefore(this.trx, after);
-      let spacing = Math.min(ORD_STEP, Math.floor((after - before) / (rows.length + 1)));
-      if (spacing < 1) ({ before, spacing } = await makeRoom(this.trx, before, after, rows.length, virtual));
-      const labelled = rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) }));
-      if (write) await writeLabels(this.trx, labelled);
-      else {
-        for (const l of labelled) {
-          virtual.set(l.id, l);
-          if (slices.due()) await slices.pause();
-        }
-      }
+      const { before, spacing } = await this.gapFor(parentId, parent, group.nextId, rows.length);
+      await writeLabels(this.trx, rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) })));
     }
-    return [...virtual.values()];
+  }
+
+  /** The row of `parentId` (null: the top) and the depth of its children. */
+  private async parentOf(parentId: number | null): Promise<{ parent: { depth: unknown } | null; baseDepth: number }> {
+    const parent = parentId === null ? null : await this.trx('users').where({ id: parentId }).first('tree_ord', 'depth');
+    if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
+    return { parent: parent ?? null, baseDepth: parent ? Number(parent.depth) + 1 : 0 };
+  }
+
+  /**
+   * Room for `count` rows under `parentId` before its child `nextId` (null: after its last
+   * descendant): the label after which they go and their spacing, neighbours spread out when
+   * the gap is too narrow (`virtual`: rows labelled in memory, spread out with them).
+   */
+  private async gapFor(
+    parentId: number | null,
+    parent: { depth: unknown } | null,
+    nextId: number | null,
+    count: number,
+    virtual?: VirtualLabels,
+  ): Promise<{ before: number; spacing: number }> {
+    let after: number;
+    if (nextId !== null) {
+      after = Number((await this.trx('users').where({ id: nextId }).first('tree_ord')).tree_ord);
+    } else if (parent) {
+      const fresh = await this.trx('users').where({ id: parentId! }).first('tree_ord');
+      after = await subtreeEnd(this.trx, Number(fresh.tree_ord), Number(parent.depth));
+    } else {
+      after = ORD_LIMIT;
+    }
+    const before = await lastLabelBefore(this.trx, after);
+    const spacing = Math.min(ORD_STEP, Math.floor((after - before) / (count + 1)));
+    if (spacing < 1) return makeRoom(this.trx, before, after, count, virtual);
+    return { before, spacing };
   }
 
   /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows. */
