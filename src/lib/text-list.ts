@@ -1,21 +1,21 @@
 /**
  * Many short texts (an import's 100,000 service numbers or sort names) kept as UTF-8 in a few
- * buffers of BLOCK bytes, each read back by its index: some 8 bytes a text besides its own,
+ * buffers of BLOCK bytes, each read back by its index: 8 bytes a text besides its own (up to 4 GiB in all),
  * where an array of strings takes 40 or more of heap a text.
  */
 
-const BLOCK = 1 << 20;
+const BLOCK = 1 << 16;
 
 export class TextList {
   private readonly blocks: Buffer[] = [];
   /** where text i starts, as block * BLOCK + offset, and its length in bytes */
-  private readonly starts: Float64Array;
+  private readonly starts: Uint32Array;
   private readonly lengths: Uint32Array;
   private count = 0;
   private used = BLOCK;
 
   constructor(capacity: number) {
-    this.starts = new Float64Array(capacity);
+    this.starts = new Uint32Array(capacity);
     this.lengths = new Uint32Array(capacity);
   }
 

@@ -9,11 +9,11 @@ import type { ContactBatch, NewContacts, PlannedCreate, RuleFailure } from './co
 import { parentsFirst } from './parent-rules';
 import { updateContact, type ContactChanges, type ContactInsert } from '../data/contact.writer';
 import { insertContactForest } from '../data/forest.writer';
-import type { NewIds, NewPlaces } from '../data/new-contacts';
+import type { NewPlaces } from '../data/new-contacts';
 
-/** What a batch wrote: the new contacts' ids (by index and by service number), and the changed contacts' ids. */
+/** What a batch wrote: the new contacts' ids (in the batch's order), and the changed contacts' ids. */
 export interface BatchWritten {
-  created: NewIds;
+  created: { readonly size: number; values(): IterableIterator<number> };
   changed: number[];
 }
 
@@ -54,7 +54,9 @@ export async function writeBatch(
       return { ref: c.ref, code: 'write', error: err };
     }
   }
-  return { created, changed: batch.changes.map((c) => c.current.id) };
+  // the ids alone: the places are let go of
+  const ids = created.ids;
+  return { created: { size: ids.length, values: () => ids.values() }, changed: batch.changes.map((c) => c.current.id) };
 }
 
 /** What a batch's writer gives changeMany, read in its transaction: the batch, and whether its own checks failed. */
@@ -86,11 +88,7 @@ const ALONE = { alone: true };
 export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: BatchPlan, options: BatchOptions): Promise<BatchResult> {
   try {
     const written = await changeDirectory(db, async (trx) => {
-      const { batch, blocked } = await plan(trx);
-      const { failures, places } = await checkBatch(trx, actor, batch);
-      if (options.dryRun || blocked || failures.length > 0) throw new RolledBack(failures);
-      const result = await writeBatch(trx, batch, places);
-      if (!('created' in result)) throw new RolledBack([result]);
+      const result = await checkAndWrite(trx, actor, plan, options.dryRun);
       await audit.record(trx, actor, options.audit(result));
       return result;
     }, undefined, ALONE);
@@ -99,6 +97,20 @@ export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: 
     if (err instanceof RolledBack) return { failures: err.failures, written: null };
     throw err;
   }
+}
+
+/**
+ * The plan, its rules and its write: a function of its own, so that the batch and its places
+ * are let go of before the audit entry and the change feed's rows are written (V8 keeps an
+ * async function's variables while it awaits).
+ */
+async function checkAndWrite(trx: Knex.Transaction, actor: Actor, plan: BatchPlan, dryRun: boolean): Promise<BatchWritten> {
+  const { batch, blocked } = await plan(trx);
+  const { failures, places } = await checkBatch(trx, actor, batch);
+  if (dryRun || blocked || failures.length > 0) throw new RolledBack(failures);
+  const result = await writeBatch(trx, batch, places);
+  if (!('created' in result)) throw new RolledBack([result]);
+  return result;
 }
 
 /** Rows grouped by their organization: a change of many is one entry per organization it touched. */
