@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { findUserRows, type UserRow } from '../contacts';
-import type { KeyTable } from './key-table';
+import type { KeyTable } from '../../lib/key-table';
 import type { FileRows, ParentRef } from './import.rows';
 
 /**

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { TimeSlices } from '../../lib/yield';
 import type { AuthContext } from '../access';
-import { findUserRows, type BatchCreate, type ContactChanges, type PlannedChange, type UserRow } from '../contacts';
+import { findUserRows, type BatchCreate, type ContactChanges, type NewContacts, type PlannedChange, type UserRow } from '../contacts';
 import { ReferenceLookup } from '../reference';
 import { Parents } from './import.parents';
 import { REQUIRED_TO_CREATE, type FileRows, type ParentRef, type RowError, type RowValues } from './import.rows';
-import { KeyTable } from './key-table';
+import { KeyTable } from '../../lib/key-table';
 
 export type ImportMode = 'create' | 'upsert';
 
@@ -15,7 +15,8 @@ export type ImportMode = 'create' | 'upsert';
  * existing ones, and what the mapping itself found wrong.
  */
 export interface Plan {
-  creates: Array<BatchCreate & { password: string | null }>;
+  /** made from their rows when the writer reaches each (an object a row for 100,000 rows would be some 67 MiB) */
+  creates: NewContacts<BatchCreate>;
   changes: PlannedChange[];
   unchanged: number;
   errors: RowError[];
@@ -41,7 +42,13 @@ const EXISTING_AT_ONCE = 1000;
  * Each pass over the rows yields to the event loop every few milliseconds: for 100,000 rows
  * they take some 0.4 s together, which other requests would otherwise wait for.
  */
-export async function planImport(trx: Knex.Transaction, rows: FileRows, mode: ImportMode, actor: AuthContext): Promise<Plan> {
+export async function planImport(
+  trx: Knex.Transaction,
+  rows: FileRows,
+  mode: ImportMode,
+  actor: AuthContext,
+  hashes: ReadonlyMap<number, string>,
+): Promise<Plan> {
   const errors: RowError[] = [];
   const fail = (row: number, field: string, message: string) => errors.push({ row, field, message });
   const lookup = await ReferenceLookup.load(trx);
@@ -111,7 +118,7 @@ export async function planImport(trx: Knex.Transaction, rows: FileRows, mode: Im
     const id = lookup.role(name);
     return lookup.lists.roles.find((r) => r.id === id)?.name ?? name;
   };
-  const planned = { rows, resolved, current, parents, lookup };
+  const planned = { rows, resolved, current, parents, lookup, hashes };
   return { ...(await toWrites(planned, actor, slices)), errors, roleName };
 }
 
@@ -164,41 +171,68 @@ interface Planned {
   current: ReadonlyMap<number, UserRow>;
   parents: Parents;
   lookup: ReferenceLookup;
+  /** the passwords' hashes by row number */
+  hashes: ReadonlyMap<number, string>;
 }
 
 /**
  * What the rows write: new contacts, changed contacts with their changes, and how many stay as
  * they are. Each row's fields are found again from its values (the names were checked above:
- * a row with an error blocks the write, and its change is what it was then).
+ * a row with an error blocks the write, and its change is what it was then). A new contact
+ * is made from its row each time the writer asks for it, the rows of new contacts kept by index.
  */
-async function toWrites({ rows, resolved, current, parents, lookup }: Planned, actor: AuthContext, slices: TimeSlices): Promise<Omit<Plan, 'errors' | 'roleName'>> {
-  const plan: Omit<Plan, 'errors' | 'roleName'> = { creates: [], changes: [], unchanged: 0 };
+async function toWrites(planned: Planned, actor: AuthContext, slices: TimeSlices): Promise<Omit<Plan, 'errors' | 'roleName'>> {
+  const { rows, resolved, current, parents, lookup } = planned;
+  const fresh: number[] = [];
+  const changes: PlannedChange[] = [];
+  let unchanged = 0;
   const ignore = () => undefined;
   for (const i of resolved) {
     if (slices.due()) await slices.pause();
-    const [row, v, now] = [rows.row(i), rows.values(i), current.get(i)];
-    const f = fieldsOf(v, now, lookup, ignore);
-    const parent = parents.of(i, v.parent_service_no);
+    const now = current.get(i);
     if (!now) {
-      plan.creates.push({
-        ref: row,
-        password: v.password ?? null,
-        parent: parent ?? null,
-        contact: {
-          name: f.name, email: f.email, service_no: v.service_no!, phone: f.phone ?? null, mobile: f.mobile ?? null,
-          alternative_mobile: f.alternative_mobile ?? null, unit_id: f.unit_id, department_id: f.department_id ?? null,
-          designation_id: f.designation_id, rank_id: f.rank_id ?? null, role_id: f.role_id, status: f.status ?? undefined,
-          organization_id: actor.organizationId,
-        },
-      });
+      fresh.push(i);
       continue;
     }
-    const changes = changedFields(now, f);
+    const v = rows.values(i);
+    const f = fieldsOf(v, now, lookup, ignore);
+    const parent = parents.of(i, v.parent_service_no);
+    const changed = changedFields(now, f);
     const parentChanged = parent !== undefined && !sameParent(now, parent);
-    if (Object.keys(changes).length === 0 && !parentChanged) plan.unchanged++;
-    else plan.changes.push({ ref: row, current: now, changes, parent: parentChanged ? parent : undefined });
+    if (Object.keys(changed).length === 0 && !parentChanged) unchanged++;
+    else changes.push({ ref: rows.row(i), current: now, changes: changed, parent: parentChanged ? parent : undefined });
   }
-  return plan;
+  const creates = new NewRows(planned, actor.organizationId, Int32Array.from(fresh));
+  return { creates, changes, unchanged };
+}
+
+/** The new contacts of a plan: the k-th made from its row, as the writer reaches it. */
+class NewRows implements NewContacts<BatchCreate> {
+  constructor(
+    private readonly planned: Planned,
+    private readonly organizationId: number,
+    /** the index of each new contact's row */
+    private readonly indexes: Int32Array,
+  ) {}
+
+  get length(): number { return this.indexes.length; }
+
+  at(k: number): BatchCreate {
+    const { rows, parents, lookup, hashes } = this.planned;
+    const [row, v] = [rows.row(this.indexes[k]), rows.values(this.indexes[k])];
+    const f = fieldsOf(v, undefined, lookup, () => undefined);
+    return {
+      ref: row,
+      passwordHash: v.password ? (hashes.get(row) ?? null) : null,
+      parent: parents.of(this.indexes[k], v.parent_service_no) ?? null,
+      contact: {
+        name: f.name, email: f.email, service_no: v.service_no!, phone: f.phone ?? null, mobile: f.mobile ?? null,
+        alternative_mobile: f.alternative_mobile ?? null, unit_id: f.unit_id, department_id: f.department_id ?? null,
+        designation_id: f.designation_id, rank_id: f.rank_id ?? null, role_id: f.role_id, status: f.status ?? undefined,
+        organization_id: this.organizationId,
+      },
+    };
+  }
 }
 
 function changedFields(current: UserRow, fields: Partial<ContactChanges>): ContactChanges {

@@ -57,8 +57,15 @@ export class DirectoryImport {
     this.writes = deps.writes;
   }
 
-  async run(file: Buffer, options: ImportOptions, actor: Actor): Promise<ImportReport> {
-    const { rows, errors: rowErrors, ignored } = await this.read(file, options.passwords);
+  /**
+   * Reads the file, then imports its rows. Not an async function: V8 would keep `file` (up to
+   * IMPORT_MAX_BYTES) for as long as it awaits; read() lets go of it when the rows are read.
+   */
+  run(file: Buffer, options: ImportOptions, actor: Actor): Promise<ImportReport> {
+    return this.read(file, options.passwords).then((read) => this.importRows(read, options, actor));
+  }
+
+  private async importRows({ rows, errors: rowErrors, ignored }: { rows: FileRows; errors: RowError[]; ignored: string[] }, options: ImportOptions, actor: Actor): Promise<ImportReport> {
     const base = { mode: options.mode, dry_run: options.dryRun, ignored_columns: ignored };
     // before the lock: hashing 10,000 passwords takes minutes at a production cost
     const hashes = options.dryRun || rowErrors.length > 0 ? new Map<number, string>() : await this.hashPasswords(rows);
@@ -66,8 +73,7 @@ export class DirectoryImport {
     const { failures, written } = await this.writes.changeMany(
       actor,
       async (trx) => {
-        plan = await planImport(trx, rows, options.mode, actor);
-        for (const c of plan.creates) c.passwordHash = c.password ? (hashes.get(c.ref) ?? null) : null;
+        plan = await planImport(trx, rows, options.mode, actor, hashes);
         return { batch: plan, blocked: rowErrors.length > 0 || plan.errors.length > 0 };
       },
       {

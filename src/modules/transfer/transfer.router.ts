@@ -48,6 +48,19 @@ function receiveFile(maxBytes: number): RequestHandler {
   };
 }
 
+/**
+ * The uploaded file, which the request lets go of (up to IMPORT_MAX_BYTES): once read, the
+ * import keeps only its rows. Not a variable of the route's handler: V8 keeps an async
+ * function's variables for as long as it awaits, used again or not.
+ */
+function takeFile(req: Request): Buffer {
+  const file = req.file?.buffer ?? (Buffer.isBuffer(req.body) ? req.body : undefined);
+  if (!file) throw ValidationError.field('file', 'A file is required: a multipart part named file, or a text/csv body');
+  req.file = undefined;
+  if (Buffer.isBuffer(req.body)) req.body = undefined;
+  return file;
+}
+
 /** The dated name of a downloaded file. */
 function attachment(res: Response, name: string, format: FileFormat): void {
   res.type(CONTENT_TYPES[format]);
@@ -63,14 +76,9 @@ export function transferRouter(services: TransferServices, requireAuth: RequestH
   const router = Router();
 
   router.post('/import', requireAuth, can('contacts.read', 'contacts.import'), ...importRules, validate, receiveFile(maxBytes), async (req, res) => {
-    const file = req.file?.buffer ?? (Buffer.isBuffer(req.body) ? req.body : undefined);
-    if (!file) throw ValidationError.field('file', 'A file is required: a multipart part named file, or a text/csv body');
     const input = inputOf<{ dry_run?: boolean; mode?: ImportMode; passwords?: 'allow' | 'refuse' }>(req);
     const options = { dryRun: input.dry_run ?? false, mode: input.mode ?? 'create', passwords: input.passwords === 'allow' };
-    // the request lets go of the file (up to IMPORT_MAX_BYTES): once read, the import keeps only its rows
-    req.file = undefined;
-    if (Buffer.isBuffer(req.body)) req.body = undefined;
-    const report = await importer.run(file, options, actorOf(req));
+    const report = await importer.run(takeFile(req), options, actorOf(req));
     sendSuccess(res, 200, options.dryRun ? 'Import checked: nothing was written' : 'Import completed', report);
   });
 

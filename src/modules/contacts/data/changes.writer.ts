@@ -30,8 +30,21 @@ export function noteChanges(trx: Knex.Transaction, type: ChangeType, contacts: R
   if (!noted) notes.set(trx, (noted = new Map()));
   for (const c of contacts) {
     const before = noted.get(c.id);
-    noted.set(c.id, { type: before ? strongerType(before.type, type) : type, organizationId: c.organization_id });
+    noted.set(c.id, notedAs(trx, before ? strongerType(before.type, type) : type, c.organization_id));
   }
+}
+
+/** The notes of one type and organization are one object, per transaction: an import notes 100,000 contacts. */
+const shared = new WeakMap<Knex.Transaction, Map<ChangeType, Map<number, Noted>>>();
+
+function notedAs(trx: Knex.Transaction, type: ChangeType, organizationId: number): Noted {
+  let byType = shared.get(trx);
+  if (!byType) shared.set(trx, (byType = new Map()));
+  let byOrganization = byType.get(type);
+  if (!byOrganization) byType.set(type, (byOrganization = new Map()));
+  let note = byOrganization.get(organizationId);
+  if (!note) byOrganization.set(organizationId, (note = { type, organizationId }));
+  return note;
 }
 
 /** A row of contact_changes, as it is written (a type, not an interface: writeRows takes records). */

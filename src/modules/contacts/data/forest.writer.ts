@@ -1,32 +1,30 @@
 import type { Knex } from 'knex';
-import { chunks } from '../../../lib/chunks';
 import { writeRows } from '../../../lib/db';
 import { TimeSlices } from '../../../lib/yield';
-import { compareCodePoints } from '../../../lib/text';
 import { ROLE_ID } from '../../access';
 import { addToSearchBacklog } from './backlog';
 import { noteChanges } from './changes.writer';
 import { changeStamp, markSearchChanged } from './tree/lock';
-import { sortNameOf } from './tree/keys';
 import { TreeOrder } from './tree/order';
 import type { ContactInsert } from './contact.writer';
+import { NewIds, NewPlaces, TOP, UNDER_CONTACT, UNDER_NEW } from './new-contacts';
 
 /** A new contact of a forest: its parent is a contact already in the directory, another new one (by service number), or none. */
 export interface ForestContact extends Omit<ContactInsert, 'parent_id'> {
   parent: { id: number } | { serviceNo: string } | null;
 }
 
-/** Rows per INSERT of contacts (bulkInsert splits it further). */
-const INSERT_ROWS = 5000;
-
-interface Node {
-  index: number;
-  contact: ForestContact;
-  sortName: string;
-  children: Node[];
-  /** levels below the root of its new subtree */
-  level: number;
+/**
+ * A forest of many new contacts (an import's): their places (parents resolved, sort names),
+ * and each contact's fields, made only when its row is inserted.
+ */
+export interface NewForest {
+  places: NewPlaces;
+  contactAt(k: number): Omit<ContactInsert, 'parent_id'>;
 }
+
+/** Rows per INSERT of contacts (bulkInsert splits it further): the objects of one chunk at a time. */
+const INSERT_ROWS = 2000;
 
 /**
  * Inserts many new contacts at once, in a transaction that holds the directory lock
@@ -37,104 +35,130 @@ interface Node {
  * The rows go in with their final order keys: each new subtree is labelled in memory
  * (TreeOrder.labelsForNew, one gap per group of siblings), then inserted a level at a time, so
  * a row's parent has its id before the row is written, and siblings get ids in their order.
+ * The tree is numbers by index (children as ranges of one array, the pre-order, labels and
+ * levels), and a row's fields are made only for the chunk it is inserted with: 100,000 new
+ * contacts are not an object each at once (docs/performance.md, "An import's memory").
  * Their search grams are left to the search backlog (backlog.ts), written after the commit;
  * the search version changes once. Each is noted `created` for the change feed (changes.writer.ts).
- * Returns the new ids by service number.
+ * Returns the new ids, by index and by service number.
  */
-export async function insertContactForest(trx: Knex.Transaction, contacts: readonly ForestContact[]): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  if (contacts.length === 0) return ids;
+export async function insertContactForest(trx: Knex.Transaction, contacts: readonly ForestContact[] | NewForest): Promise<NewIds> {
+  const { places, contactAt } = 'places' in contacts ? contacts : forestOf(contacts);
+  const n = places.count;
+  const ids = new NewIds(places);
+  if (n === 0) return ids;
   // 100,000 contacts take a second or more of work here: in slices that let other requests run
   const slices = new TimeSlices();
-  const nodes: Node[] = [];
-  const byServiceNo = new Map<string, Node>();
-  for (const [index, contact] of contacts.entries()) {
-    const node = { index, contact, sortName: sortNameOf(contact.name), children: [], level: 0 };
-    nodes.push(node);
-    byServiceNo.set(contact.service_no, node);
-    if (slices.due()) await slices.pause();
-  }
-  const rootsByParent = new Map<number | null, Node[]>();
-  for (const node of nodes) {
-    if (slices.due()) await slices.pause();
-    const parent = node.contact.parent;
-    if (parent && 'serviceNo' in parent) {
-      const p = byServiceNo.get(parent.serviceNo);
-      if (!p) throw new Error(`forest: parent ${parent.serviceNo} is not in the forest`);
-      p.children.push(node);
-    } else {
-      const key = parent ? parent.id : null;
-      const list = rootsByParent.get(key) ?? [];
-      list.push(node);
-      rootsByParent.set(key, list);
-    }
-  }
-  const bySiblingOrder = (a: Node, b: Node) => compareCodePoints(a.sortName, b.sortName) || a.index - b.index;
 
-  // labels and depths, one gap group per parent already in the directory
+  // the children of new contact k: children[childStart[k] .. childStart[k + 1]), in sibling order
+  const childStart = new Int32Array(n + 1);
+  const rootsByParent = new Map<number | null, number[]>();
+  for (let k = 0; k < n; k++) {
+    const kind = places.kind[k];
+    if (kind === UNDER_NEW) childStart[places.parent[k] + 1]++;
+    else if (kind === TOP || kind === UNDER_CONTACT) {
+      const key = kind === TOP ? null : places.parent[k];
+      const roots = rootsByParent.get(key);
+      if (roots) roots.push(k);
+      else rootsByParent.set(key, [k]);
+    } else throw new Error(`forest: the parent of ${places.serviceNo(k)} is not in the forest`);
+  }
+  for (let k = 0; k < n; k++) childStart[k + 1] += childStart[k];
+  const children = new Int32Array(n);
+  const filled = childStart.slice(0, n);
+  for (let k = 0; k < n; k++) if (places.kind[k] === UNDER_NEW) children[filled[places.parent[k]]++] = k;
+  for (let k = 0; k < n; k++) {
+    if (childStart[k + 1] - childStart[k] > 1) children.subarray(childStart[k], childStart[k + 1]).sort(places.siblingOrder);
+    if (slices.due()) await slices.pause();
+  }
+
+  // labels and depths, one gap group per parent already in the directory; `level`: below the root of its new subtree
   const tree = new TreeOrder(trx);
-  const labels = new Map<number, { tree_ord: number; depth: number }>();
+  const level = new Int32Array(n);
+  const depth = new Int32Array(n);
+  const label = new Float64Array(n);
+  const preorder = new Int32Array(n);
   for (const [parentId, roots] of rootsByParent) {
-    roots.sort(bySiblingOrder);
-    const subtrees: Array<{ sortName: string; rows: Array<{ key: number; depth: number }> }> = [];
+    roots.sort(places.siblingOrder);
+    const sizes: number[] = [];
+    const stack: number[] = [];
+    let placed = 0;
     for (const root of roots) {
-      subtrees.push({ sortName: root.sortName, rows: preorder(root, bySiblingOrder) });
+      const first = placed;
+      stack.push(root);
+      while (stack.length > 0) {
+        const k = stack.pop()!;
+        preorder[placed++] = k;
+        for (let c = childStart[k + 1] - 1; c >= childStart[k]; c--) {
+          level[children[c]] = level[k] + 1;
+          stack.push(children[c]);
+        }
+      }
+      sizes.push(placed - first);
       if (slices.due()) await slices.pause();
     }
-    for (const [key, label] of await tree.labelsForNew(parentId, subtrees)) labels.set(key, label);
+    const labelled = await tree.labelsForNew(parentId, { length: roots.length, sortName: (s) => places.sortName(roots[s]), rows: (s) => sizes[s] });
+    for (let i = 0; i < placed; i++) {
+      const k = preorder[i];
+      label[k] = labelled.tree_ord[i];
+      depth[k] = labelled.depth + level[k];
+    }
   }
 
   // a level at a time, each in label order
-  const levels: Node[][] = [];
-  for (const node of nodes) (levels[node.level] ??= []).push(node);
+  const order = new Int32Array(n);
+  for (let k = 0; k < n; k++) order[k] = k;
+  order.sort((a, b) => level[a] - level[b] || label[a] - label[b]);
   const now = new Date();
   const stamp = changeStamp(trx);
-  for (const level of levels) {
-    level.sort((a, b) => labels.get(a.index)!.tree_ord - labels.get(b.index)!.tree_ord);
-    for (const chunk of chunks(level, INSERT_ROWS)) {
-      const rows: Array<Record<string, unknown>> = [];
-      for (const n of chunk) {
-        rows.push(rowOf(n, labels.get(n.index)!, ids, now, stamp));
-        if (slices.due()) await slices.pause();
-      }
-      await writeRows(trx, 'users', rows);
-      const written = await trx('users').whereIn('service_no', chunk.map((n) => n.contact.service_no)).select('id', 'service_no');
-      for (const r of written) ids.set(String(r.service_no), Number(r.id));
+  for (let at = 0; at < n; ) {
+    let end = at + 1;
+    while (end < n && end - at < INSERT_ROWS && level[order[end]] === level[order[at]]) end++;
+    const rows: Array<Record<string, unknown>> = [];
+    for (let i = at; i < end; i++) {
+      const k = order[i];
+      const kind = places.kind[k];
+      const parentId = kind === TOP ? null : kind === UNDER_CONTACT ? places.parent[k] : ids.ids[places.parent[k]];
+      rows.push(rowOf(contactAt(k), places.sortName(k), parentId, label[k], depth[k], now, stamp));
+      if (slices.due()) await slices.pause();
     }
+    await writeRows(trx, 'users', rows);
+    const written = await trx('users').whereIn('service_no', rows.map((r) => r.service_no as string)).select('id', 'service_no');
+    const created: Array<{ id: number; organization_id: number }> = [];
+    for (const r of written) {
+      const k = places.indexOf(String(r.service_no))!;
+      ids.ids[k] = Number(r.id);
+      created.push({ id: Number(r.id), organization_id: places.organization[k] || 1 });
+    }
+    await addToSearchBacklog(trx, created.map((c) => c.id));
+    // one row each in the change feed, written with the others of the change (lockedChange)
+    noteChanges(trx, 'created', created);
+    at = end;
   }
-
-  await addToSearchBacklog(trx, [...ids.values()]);
   markSearchChanged(trx);
-  // one row each in the change feed, written with the others of the change (lockedChange)
-  const created: Array<{ id: number; organization_id: number }> = [];
-  for (const c of contacts) {
-    created.push({ id: ids.get(c.service_no)!, organization_id: c.organization_id ?? 1 });
-    if (slices.due()) await slices.pause();
-  }
-  noteChanges(trx, 'created', created);
   return ids;
 }
 
-/** The subtree of `root` in pre-order, each row keyed by its node's index, levels set on the nodes. */
-function preorder(root: Node, order: (a: Node, b: Node) => number): Array<{ key: number; depth: number }> {
-  const rows: Array<{ key: number; depth: number }> = [];
-  const stack: Array<{ node: Node; depth: number }> = [{ node: root, depth: 0 }];
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
-    node.level = depth;
-    rows.push({ key: node.index, depth });
-    node.children.sort(order);
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i], depth: depth + 1 });
-  }
-  return rows;
+/** The forest of contacts given as objects (a test's, a few): their places noted, each contact as it is. */
+function forestOf(contacts: readonly ForestContact[]): NewForest {
+  const places = new NewPlaces(contacts.length);
+  contacts.forEach((contact, k) => places.note({ ref: k, contact, parent: contact.parent }));
+  places.resolve();
+  return { places, contactAt: (k) => contacts[k] };
 }
 
-function rowOf(node: Node, label: { tree_ord: number; depth: number }, ids: ReadonlyMap<string, number>, now: Date, stamp: number): Record<string, unknown> {
-  const { parent, ...c } = node.contact;
-  const parentId = parent === null ? null : 'id' in parent ? parent.id : ids.get(parent.serviceNo)!;
+function rowOf(
+  c: Omit<ContactInsert, 'parent_id'>,
+  sortName: string,
+  parentId: number | null,
+  treeOrd: number,
+  depth: number,
+  now: Date,
+  stamp: number,
+): Record<string, unknown> {
   return {
     name: c.name,
-    sort_name: node.sortName,
+    sort_name: sortName,
     email: c.email,
     service_no: c.service_no,
     password_hash: c.password_hash ?? null,
@@ -149,9 +173,9 @@ function rowOf(node: Node, label: { tree_ord: number; depth: number }, ids: Read
     role_id: c.role_id ?? ROLE_ID.user,
     organization_id: c.organization_id ?? 1,
     status: c.status ?? 'offline',
-    tree_ord: label.tree_ord,
+    tree_ord: treeOrd,
     change_version: stamp,
-    depth: label.depth,
+    depth,
     is_active: true,
     created_at: now,
     updated_at: now,

@@ -1,19 +1,19 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../../lib/db';
 import { AppError } from '../../../lib/errors';
-import { TimeSlices } from '../../../lib/yield';
 import type { Actor, AuditEntry, AuditTrail } from '../../audit';
-import { checkContacts } from './contact-rules';
+import { checkBatch } from './contact-rules';
 import { changeDirectory } from '../data/uniqueness';
 import type { UserRow } from '../data/users.queries';
-import type { ContactBatch, PlannedCreate, RuleFailure } from './contact-change';
+import type { ContactBatch, NewContacts, PlannedCreate, RuleFailure } from './contact-change';
 import { parentsFirst } from './parent-rules';
-import { updateContact, type ContactChanges } from '../data/contact.writer';
-import { insertContactForest, type ForestContact } from '../data/forest.writer';
+import { updateContact, type ContactChanges, type ContactInsert } from '../data/contact.writer';
+import { insertContactForest } from '../data/forest.writer';
+import type { NewPlaces } from '../data/new-contacts';
 
-/** What a batch wrote: the new contacts' ids by service number, and the changed contacts' ids. */
+/** What a batch wrote: the new contacts' ids (in the batch's order), and the changed contacts' ids. */
 export interface BatchWritten {
-  created: Map<string, number>;
+  created: { readonly size: number; values(): IterableIterator<number> };
   changed: number[];
 }
 
@@ -22,28 +22,28 @@ export interface BatchCreate extends PlannedCreate {
   passwordHash?: string | null;
 }
 
-/** A batch as its writer gives it: new contacts with their passwords' hashes. */
-export type WritableBatch = Omit<ContactBatch, 'creates'> & { creates: readonly BatchCreate[] };
+/** A batch as its writer gives it: new contacts with their passwords' hashes (an array, or made by index when reached). */
+export type WritableBatch = Omit<ContactBatch, 'creates'> & { creates: NewContacts<BatchCreate> };
 
 /**
- * Writes a batch that passed checkContacts, in the caller's transaction under the directory
- * lock: the new contacts as one forest (forest.writer.ts), then the changes, parents first. A
- * rule that only the write can see (a unit change of a contact with children, or a cycle that
- * an earlier change of the batch would close for a moment) stops it: it comes back as the
- * failure of its item, and the caller rolls back.
+ * Writes a batch that passed checkBatch (`places`: its new contacts' places), in the caller's
+ * transaction under the directory lock: the new contacts as one forest (forest.writer.ts),
+ * each made again when its row is inserted, then the changes, parents first. A rule that only
+ * the write can see (a unit change of a contact with children, or a cycle that an earlier
+ * change of the batch would close for a moment) stops it: it comes back as the failure of its
+ * item, and the caller rolls back.
  */
 export async function writeBatch(
   trx: Knex.Transaction,
   batch: WritableBatch,
+  places: NewPlaces,
 ): Promise<BatchWritten | RuleFailure> {
   // a batch without failures has every field a new contact needs (its writer checked them)
-  const contacts: ForestContact[] = [];
-  const slices = new TimeSlices();
-  for (const c of batch.creates) {
-    contacts.push({ ...c.contact, password_hash: c.passwordHash ?? null, parent: c.parent } as ForestContact);
-    if (slices.due()) await slices.pause();
-  }
-  const created = await insertContactForest(trx, contacts);
+  const contactAt = (k: number) => {
+    const c = batch.creates.at(k)!;
+    return { ...c.contact, password_hash: c.passwordHash ?? null } as Omit<ContactInsert, 'parent_id'>;
+  };
+  const created = await insertContactForest(trx, { places, contactAt });
   for (const c of parentsFirst(batch.changes)) {
     const changes: ContactChanges = { ...c.changes };
     if (c.parent !== undefined) changes.parent_id = c.parent === null ? null : 'id' in c.parent ? c.parent.id : created.get(c.parent.serviceNo)!;
@@ -54,7 +54,9 @@ export async function writeBatch(
       return { ref: c.ref, code: 'write', error: err };
     }
   }
-  return { created, changed: batch.changes.map((c) => c.current.id) };
+  // the ids alone: the places are let go of
+  const ids = created.ids;
+  return { created: { size: ids.length, values: () => ids.values() }, changed: batch.changes.map((c) => c.current.id) };
 }
 
 /** What a batch's writer gives changeMany, read in its transaction: the batch, and whether its own checks failed. */
@@ -86,11 +88,7 @@ const ALONE = { alone: true };
 export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: BatchPlan, options: BatchOptions): Promise<BatchResult> {
   try {
     const written = await changeDirectory(db, async (trx) => {
-      const { batch, blocked } = await plan(trx);
-      const failures = await checkContacts(trx, actor, batch);
-      if (options.dryRun || blocked || failures.length > 0) throw new RolledBack(failures);
-      const result = await writeBatch(trx, batch);
-      if (!('created' in result)) throw new RolledBack([result]);
+      const result = await checkAndWrite(trx, actor, plan, options.dryRun);
       await audit.record(trx, actor, options.audit(result));
       return result;
     }, undefined, ALONE);
@@ -99,6 +97,20 @@ export async function changeMany(db: Db, audit: AuditTrail, actor: Actor, plan: 
     if (err instanceof RolledBack) return { failures: err.failures, written: null };
     throw err;
   }
+}
+
+/**
+ * The plan, its rules and its write: a function of its own, so that the batch and its places
+ * are let go of before the audit entry and the change feed's rows are written (V8 keeps an
+ * async function's variables while it awaits).
+ */
+async function checkAndWrite(trx: Knex.Transaction, actor: Actor, plan: BatchPlan, dryRun: boolean): Promise<BatchWritten> {
+  const { batch, blocked } = await plan(trx);
+  const { failures, places } = await checkBatch(trx, actor, batch);
+  if (dryRun || blocked || failures.length > 0) throw new RolledBack(failures);
+  const result = await writeBatch(trx, batch, places);
+  if (!('created' in result)) throw new RolledBack([result]);
+  return result;
 }
 
 /** Rows grouped by their organization: a change of many is one entry per organization it touched. */

@@ -27,8 +27,18 @@ export interface PlannedChange {
 }
 
 export interface ContactBatch {
-  creates: readonly PlannedCreate[];
+  creates: NewContacts;
   changes: readonly PlannedChange[];
+}
+
+/**
+ * A batch's new contacts by index: an array, or a source that makes each when the rules and
+ * the writer reach it (an import makes them from its file's rows, so that 100,000 are never
+ * objects at once). `at(k)` of a k below `length` is the k-th.
+ */
+export interface NewContacts<T extends PlannedCreate = PlannedCreate> {
+  readonly length: number;
+  at(k: number): T | undefined;
 }
 
 /**
@@ -61,7 +71,7 @@ export interface Subject {
   parent: ParentRef | undefined;
 }
 
-export function subjectsOf(batch: ContactBatch): Subject[] {
+export function subjectsOf(batch: { creates: readonly PlannedCreate[]; changes: readonly PlannedChange[] }): Subject[] {
   const created: Subject[] = batch.creates.map((c) => ({
     ref: c.ref, id: null, serviceNo: c.contact.service_no, current: null, given: c.contact,
     unitId: c.contact.unit_id, organizationId: c.contact.organization_id, departmentId: c.contact.department_id ?? null, parent: c.parent,

@@ -3,7 +3,9 @@ import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type A
 import { assertRoleWithinReach, reachesEveryOrganization, type AuthContext } from '../../access';
 import { findUserRows } from '../data/users.queries';
 import { externalIdHolders, referencedRows } from '../data/references.queries';
-import { subjectsOf, type ContactBatch, type RuleFailure, type Subject } from './contact-change';
+import { TimeSlices } from '../../../lib/yield';
+import { NewPlaces } from '../data/new-contacts';
+import { subjectsOf, type ContactBatch, type PlannedCreate, type RuleFailure, type Subject } from './contact-change';
 import type { ContactChanges } from '../data/contact.writer';
 import { checkParents } from './parent-rules';
 import type { UniqueField } from '../data/uniqueness';
@@ -27,19 +29,59 @@ const REFERENCE_TABLES: ReadonlyArray<[keyof ContactChanges & `${string}_id`, st
   ['role_id', 'roles', 'Unknown role'],
 ];
 
+/** New contacts checked at once (made as objects, checked, let go of): an import's 100,000 in slices. */
+const RULES_AT_ONCE = 2000;
+
 /**
  * Every rule a batch breaks, in the order a single request meets them: the caller's reach
  * (the contact's organization and role, any role given), references, uniqueness, then the
  * parents (an active contact of the same unit and organization, no cycle). Nothing is written.
  */
 export async function checkContacts(trx: Knex.Transaction, actor: AuthContext, batch: ContactBatch, taken: TakenWords = CONTACT_TAKEN): Promise<RuleFailure[]> {
-  const subjects = subjectsOf(batch);
+  return (await checkBatch(trx, actor, batch, taken)).failures;
+}
+
+/**
+ * checkContacts, and the new contacts' places as numbers for the forest writer. The new
+ * contacts are made and checked RULES_AT_ONCE at a time, each rule of one contact alone
+ * (reach, references, uniqueness against the directory), and noted in `places`; the parents
+ * are checked last, over the whole batch. A contact's failures come in the order a single
+ * request meets them; the new contacts' come before the changes' of each rule, as a batch of
+ * one would have them (an import sorts them by row).
+ */
+export async function checkBatch(
+  trx: Knex.Transaction,
+  actor: AuthContext,
+  batch: ContactBatch,
+  taken: TakenWords = CONTACT_TAKEN,
+): Promise<{ failures: RuleFailure[]; places: NewPlaces }> {
   const failures: RuleFailure[] = [];
-  await checkReach(trx, actor, subjects, failures);
+  const within = roleReach(trx, actor);
+  const places = new NewPlaces(batch.creates.length);
+  const slices = new TimeSlices();
+  for (let at = 0; at < batch.creates.length; at += RULES_AT_ONCE) {
+    const creates: PlannedCreate[] = [];
+    for (let k = at; k < Math.min(at + RULES_AT_ONCE, batch.creates.length); k++) {
+      const c = batch.creates.at(k)!;
+      places.note(c);
+      creates.push(c);
+      if (slices.due()) await slices.pause();
+    }
+    await checkEach(trx, actor, subjectsOf({ creates, changes: [] }), taken, within, failures);
+  }
+  places.resolve();
+  const changed = subjectsOf({ creates: [], changes: batch.changes });
+  await checkEach(trx, actor, changed, taken, within, failures);
+  await checkParents(trx, places, changed, failures);
+  return { failures, places };
+}
+
+/** The rules of one contact alone, for each of `subjects`. */
+async function checkEach(trx: Knex.Transaction, actor: AuthContext, subjects: Subject[], taken: TakenWords, within: RoleReach, failures: RuleFailure[]): Promise<void> {
+  if (subjects.length === 0) return;
+  await checkReach(actor, subjects, within, failures);
   await checkReferences(trx, subjects, failures);
   await checkTaken(trx, subjects, taken, failures);
-  await checkParents(trx, subjects, failures);
-  return failures;
 }
 
 /**
@@ -66,20 +108,7 @@ export function outsideOrganization<T extends { organization_id: number }>(actor
  * new contact goes into the own organization; the contact's role and any role given are within
  * the caller's privileges.
  */
-async function checkReach(trx: Knex.Transaction, actor: AuthContext, subjects: Subject[], failures: RuleFailure[]): Promise<void> {
-  const reach = new Map<number, boolean>();
-  const within = async (roleId: number) => {
-    if (!reach.has(roleId)) {
-      try {
-        await assertRoleWithinReach(trx, actor, roleId);
-        reach.set(roleId, true);
-      } catch (err) {
-        if (!(err instanceof ForbiddenError)) throw err;
-        reach.set(roleId, false);
-      }
-    }
-    return reach.get(roleId)!;
-  };
+async function checkReach(actor: AuthContext, subjects: Subject[], within: RoleReach, failures: RuleFailure[]): Promise<void> {
   const everywhere = reachesEveryOrganization(actor);
   for (const s of subjects) {
     if (!everywhere && s.organizationId !== undefined && s.organizationId !== actor.organizationId) {
@@ -92,6 +121,25 @@ async function checkReach(trx: Knex.Transaction, actor: AuthContext, subjects: S
       failures.push({ ref: s.ref, code: 'role_reach', error: new ForbiddenError() });
     }
   }
+}
+
+/** Whether a role is within the caller's privileges, asked once per role of a batch. */
+type RoleReach = (roleId: number) => Promise<boolean>;
+
+function roleReach(trx: Knex.Transaction, actor: AuthContext): RoleReach {
+  const reach = new Map<number, boolean>();
+  return async (roleId) => {
+    if (!reach.has(roleId)) {
+      try {
+        await assertRoleWithinReach(trx, actor, roleId);
+        reach.set(roleId, true);
+      } catch (err) {
+        if (!(err instanceof ForbiddenError)) throw err;
+        reach.set(roleId, false);
+      }
+    }
+    return reach.get(roleId)!;
+  };
 }
 
 /** Every id given names a row; the department (given, or kept) belongs to the unit the contact will be in. */

@@ -9,6 +9,19 @@ import { ORD_LIMIT, writeLabels } from './labels';
 /** A relabelled window leaves at least this much room between rows. */
 const WINDOW_SPACING = 2 ** 10;
 
+/**
+ * Rows labelled in memory and not yet in the table (an import's new rows, labelsForNew): a
+ * window of makeRoom that reaches them relabels them too.
+ */
+export interface VirtualLabels {
+  /** each row's label and id */
+  forEach(visit: (tree_ord: number, id: number) => void): void;
+  /** relabels row `id`; false for a row that is not one of these */
+  relabel(id: number, tree_ord: number): boolean;
+}
+
+const NO_VIRTUAL: VirtualLabels = { forEach: () => undefined, relabel: () => false };
+
 /** The last placed label before `label`, or 0. */
 export async function lastLabelBefore(trx: Knex.Transaction, label: number): Promise<number> {
   const row = await trx('users')
@@ -30,13 +43,13 @@ export async function makeRoom(
   before: number,
   after: number,
   count: number,
-  virtual: ReadonlyMap<number, { tree_ord: number }> = new Map(),
+  virtual: VirtualLabels = NO_VIRTUAL,
 ): Promise<{ before: number; spacing: number }> {
   const near = (side: 'left' | 'right', rows: Array<{ id: unknown; tree_ord: unknown }>, width: number) => {
     const all = rows.map((r) => ({ id: Number(r.id), tree_ord: Number(r.tree_ord) }));
-    for (const [id, v] of virtual) {
-      if (side === 'left' ? v.tree_ord <= before : v.tree_ord >= after) all.push({ id, tree_ord: v.tree_ord });
-    }
+    virtual.forEach((label, id) => {
+      if (side === 'left' ? label <= before : label >= after) all.push({ id, tree_ord: label });
+    });
     all.sort((x, y) => (side === 'left' ? y.tree_ord - x.tree_ord : x.tree_ord - y.tree_ord));
     return all.slice(0, width + 1);
   };
@@ -62,11 +75,7 @@ export async function makeRoom(
       left.forEach((r, i) => labels.push({ id: r.id, tree_ord: low + spacing * (i + 1) }));
       right.forEach((r, i) => labels.push({ id: r.id, tree_ord: low + spacing * (left.length + count + i + 1) }));
       const inTable: typeof labels = [];
-      for (const l of labels) {
-        const v = virtual.get(l.id);
-        if (v) v.tree_ord = l.tree_ord;
-        else inTable.push(l);
-      }
+      for (const l of labels) if (!virtual.relabel(l.id, l.tree_ord)) inTable.push(l);
       await writeLabels(trx, inTable);
       return { before: low + spacing * left.length, spacing };
     }

@@ -3,8 +3,9 @@ import { compareCodePoints } from '../../../../lib/text';
 import { subtreeEnd, subtreeFrom } from './keys';
 import { chunks } from '../../../../lib/chunks';
 import { TimeSlices } from '../../../../lib/yield';
-import { lastLabelBefore, makeRoom } from './gaps';
-import { ORD_LIMIT, ORD_STEP, writeLabels } from './labels';
+import type { VirtualLabels } from './gaps';
+import { gapFor, nextSibling, parentOf, type Room, type Sibling } from './siblings';
+import { writeLabels } from './labels';
 import { changeStamp } from './lock';
 
 /**
@@ -34,6 +35,13 @@ export type KnownRoots = { parentSet: true; sortNames: ReadonlyMap<number, strin
 interface OrderedRow {
   id: number;
   depth: number;
+}
+
+/** New subtrees to label (labelsForNew), by their place in the order given: each root's sort name and the subtree's number of rows. */
+export interface NewSubtrees {
+  readonly length: number;
+  sortName(s: number): string;
+  rows(s: number): number;
 }
 
 interface SubtreeToPlace {
@@ -131,65 +139,74 @@ export class TreeOrder {
     for (const s of subtrees) s.sortName = names.get(s.id)!;
     subtrees.sort((a, b) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id);
 
-    await this.labelsAmongSiblings(parentId, subtrees, true);
+    await this.labelsAmongSiblings(parentId, subtrees);
   }
 
   /**
-   * Labels for new rows, not yet in the table: each subtree, its rows in pre-order with depths
-   * relative to its root and any distinct numeric `key`s, goes under `parentId`, the subtrees
-   * in the order given (sorted by sort name), each after its placed namesakes. Neighbours are
-   * relabelled here when a gap is too narrow; the new rows' labels and depths are returned by
-   * key, for the caller to insert the rows with.
+   * Labels for new rows, not yet in the table: the subtrees go under `parentId` in the order
+   * given (sorted by sort name), each after its placed namesakes, each with `rows(s)` rows in
+   * pre-order. Neighbours are relabelled here when a gap is too narrow. Returns the new rows'
+   * labels in that order (every subtree's rows, one subtree after another) and the depth of
+   * their roots, for the caller to insert the rows with. An import's 100,000 rows are numbers
+   * in one array here, not an object each.
    */
-  async labelsForNew(
-    parentId: number | null,
-    subtrees: ReadonlyArray<{ sortName: string; rows: ReadonlyArray<{ key: number; depth: number }> }>,
-  ): Promise<Map<number, { tree_ord: number; depth: number }>> {
-    // stand-in ids above every real id: each new root sorts after its placed namesakes, the new
-    // roots keep the order given, and no new row is taken for a row of the table
-    const keys: number[] = [];
+  async labelsForNew(parentId: number | null, subtrees: NewSubtrees): Promise<{ tree_ord: Float64Array; depth: number }> {
+    const { parent, baseDepth } = await parentOf(this.trx, parentId);
+    // a new row's stand-in id is NEW_ROW_ID + its place in the labels: above every real id, so
+    // each new root sorts after its placed namesakes, the new roots keep the order given, and
+    // no new row is taken for a row of the table
+    const groups: Array<{ next: Sibling | null; rows: number }> = [];
+    let total = 0;
+    for (let s = 0; s < subtrees.length; s++) {
+      const next = await nextSibling(this.trx, parentId, subtrees.sortName(s), NEW_ROW_ID + total);
+      const last = groups[groups.length - 1];
+      if (last && last.next?.id === next?.id) last.rows += subtrees.rows(s);
+      else groups.push({ next, rows: subtrees.rows(s) });
+      total += subtrees.rows(s);
+    }
+    const labels = new Float64Array(total);
+    let labelled = 0;
+    const virtual: VirtualLabels = {
+      forEach: (visit) => {
+        for (let i = 0; i < labelled; i++) visit(labels[i], NEW_ROW_ID + i);
+      },
+      relabel: (id, label) => {
+        if (id < NEW_ROW_ID) return false;
+        labels[id - NEW_ROW_ID] = label;
+        return true;
+      },
+    };
+    const room: Room = { relabelled: false };
     const slices = new TimeSlices();
-    const toPlace: SubtreeToPlace[] = [];
-    for (const s of subtrees) {
-      const rows = s.rows.map((r) => ({ id: NEW_ROW_ID + keys.push(r.key) - 1, depth: r.depth }));
-      toPlace.push({ id: rows[0].id, sortName: s.sortName, rows });
-      if (slices.due()) await slices.pause();
+    for (const group of groups) {
+      const { before, spacing } = await gapFor(this.trx, parentId, parent, group.next, group.rows, room, virtual);
+      for (let i = 0; i < group.rows; i++) {
+        labels[labelled + i] = before + spacing * (i + 1);
+        if (slices.due()) await slices.pause();
+      }
+      labelled += group.rows;
     }
-    const labels = new Map<number, { tree_ord: number; depth: number }>();
-    for (const l of await this.labelsAmongSiblings(parentId, toPlace, false)) {
-      labels.set(keys[l.id - NEW_ROW_ID], { tree_ord: l.tree_ord, depth: l.depth });
-      if (slices.due()) await slices.pause();
-    }
-    return labels;
+    return { tree_ord: labels, depth: baseDepth };
   }
 
   /**
-   * Steps 2 and 3 of placing subtrees (taken out of the order, sorted) under `parentId`: rows of
-   * the table (`write`) labelled group by group, each gap measured with the groups before it in
-   * place; new rows kept in memory (makeRoom's `virtual` rows), their labels returned.
+   * Steps 2 and 3 of placing subtrees (taken out of the order, sorted) under `parentId`: the
+   * rows labelled group by group, each gap measured with the groups before it in place.
    */
-  private async labelsAmongSiblings(
-    parentId: number | null,
-    subtrees: SubtreeToPlace[],
-    write: boolean,
-  ): Promise<Array<OrderedRow & { tree_ord: number }>> {
-    const parent = parentId === null ? null : await this.trx('users').where({ id: parentId }).first('tree_ord', 'depth');
-    if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
-    const baseDepth = parent ? Number(parent.depth) + 1 : 0;
+  private async labelsAmongSiblings(parentId: number | null, subtrees: SubtreeToPlace[]): Promise<void> {
+    const { parent, baseDepth } = await parentOf(this.trx, parentId);
 
     // 2. Group them by the gap they go into: the same next sibling (or none: the end).
-    const groups: Array<{ next: { id: number; tree_ord: number } | null; subtrees: SubtreeToPlace[] }> = [];
+    const groups: Array<{ next: Sibling | null; subtrees: SubtreeToPlace[] }> = [];
     for (const s of subtrees) {
-      const next = await this.nextSibling(parentId, s.sortName, s.id);
+      const next = await nextSibling(this.trx, parentId, s.sortName, s.id);
       const last = groups[groups.length - 1];
       if (last && last.next?.id === next?.id) last.subtrees.push(s);
       else groups.push({ next, subtrees: [s] });
     }
 
     // 3. Fill each gap, making room where it is too narrow.
-    let relabelled = false;
-    const virtual = new Map<number, OrderedRow & { tree_ord: number }>();
-    // an import's 100,000 new rows: in slices that let other requests run
+    const room: Room = { relabelled: false };
     const slices = new TimeSlices();
     for (const group of groups) {
       const rows: OrderedRow[] = [];
@@ -198,46 +215,8 @@ export class TreeOrder {
         for (const r of s.rows) rows.push({ id: r.id, depth: r.depth + shift });
         if (slices.due()) await slices.pause();
       }
-      // the labels read above hold until a gap is made room in, which relabels rows around it
-      let after: number;
-      if (group.next !== null) {
-        after = relabelled ? Number((await this.trx('users').where({ id: group.next.id }).first('tree_ord')).tree_ord) : group.next.tree_ord;
-      } else if (parent) {
-        const parentOrd = relabelled ? Number((await this.trx('users').where({ id: parentId! }).first('tree_ord')).tree_ord) : Number(parent.tree_ord);
-        after = await subtreeEnd(this.trx, parentOrd, Number(parent.depth));
-      } else {
-        after = ORD_LIMIT;
-      }
-      let before = await lastLabelBefore(this.trx, after);
-      let spacing = Math.min(ORD_STEP, Math.floor((after - before) / (rows.length + 1)));
-      if (spacing < 1) {
-        ({ before, spacing } = await makeRoom(this.trx, before, after, rows.length, virtual));
-        relabelled = true;
-      }
-      const labelled = rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) }));
-      if (write) await writeLabels(this.trx, labelled);
-      else {
-        for (const l of labelled) {
-          virtual.set(l.id, l);
-          if (slices.due()) await slices.pause();
-        }
-      }
+      const { before, spacing } = await gapFor(this.trx, parentId, parent, group.next, rows.length, room);
+      await writeLabels(this.trx, rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) })));
     }
-    return [...virtual.values()];
   }
-
-  /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows, with its label. */
-  private async nextSibling(parentId: number | null, sortName: string, id: number): Promise<{ id: number; tree_ord: number } | null> {
-    const query = this.trx('users')
-      .where('tree_ord', '>', 0)
-      .andWhere('sort_name', '>=', sortName)
-      .andWhere((q) => q.where('sort_name', '>', sortName).orWhere('id', '>', id))
-      .orderBy([{ column: 'sort_name' }, { column: 'id' }])
-      .first('id', 'tree_ord');
-    if (parentId === null) query.whereNull('parent_id');
-    else query.where('parent_id', parentId);
-    const row = await query;
-    return row ? { id: Number(row.id), tree_ord: Number(row.tree_ord) } : null;
-  }
-
 }
