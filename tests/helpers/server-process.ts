@@ -52,7 +52,7 @@ export function startServer(file: string, settings: Record<string, string> = {},
  * factory signs are valid there too; plus `settings`. For tests of several processes on one
  * database: each has its own pool, search index and caches.
  */
-export function startMysqlServer(settings: Record<string, string> = {}, choosePort = true): Promise<Running> {
+export function startMysqlServer(settings: Record<string, string> = {}, choosePort = true, onLog?: (record: Record<string, unknown>) => void): Promise<Running> {
   const config = testConfig();
   const { db, jwt, admin } = config;
   return launch(
@@ -69,10 +69,11 @@ export function startMysqlServer(settings: Record<string, string> = {}, choosePo
       ...settings,
     },
     choosePort,
+    onLog,
   );
 }
 
-async function launch(settings: Record<string, string>, choosePort: boolean): Promise<Running> {
+async function launch(settings: Record<string, string>, choosePort: boolean, onLog?: (record: Record<string, unknown>) => void): Promise<Running> {
   const port = choosePort ? await freePort() : 0;
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) {
@@ -125,6 +126,7 @@ async function launch(settings: Record<string, string>, choosePort: boolean): Pr
         if (!line.trim()) continue;
         const record = JSON.parse(line) as Record<string, unknown>;
         records.push(record);
+        onLog?.(record);
         for (const watcher of watchers) if (watcher.msg === record.msg) watcher.then();
         if (record.msg === 'directory service listening') {
           clearTimeout(timer);
