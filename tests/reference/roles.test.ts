@@ -182,6 +182,16 @@ describe('custom roles', () => {
     expect(row.permission_names).toBe('contacts.read,organizations.manage');
   });
 
+  test("an Admin's reach over a custom role's holders follows the role's permissions from the next request: 403 once it holds one the Admin lacks", async () => {
+    const role = await newRole(['contacts.read']);
+    const holder = await createUser(ctx, { organization_id: 1 });
+    await ctx.db('users').where({ id: holder.id }).update({ role_id: role.id });
+    const rename = () => http.put(`/api/contacts/${holder.id}`, as.Admin, { name: unique('Reached ') });
+    expect((await rename()).status).toBe(200);
+    expect((await http.put(`/api/roles/${role.id}`, as.Super_admin, { permissions: ['contacts.read', 'organizations.manage'] })).status).toBe(200);
+    expectError(await rename(), 403, 'Insufficient permissions');
+  });
+
   test('answers 404 Role not found on update and delete of an unknown id', async () => {
     expectError(await http.put('/api/roles/999999999', as.Super_admin, { name: unique('Role') }), 404, 'Role not found');
     expectError(await http.del('/api/roles/999999999', as.Super_admin), 404, 'Role not found');

@@ -19,6 +19,26 @@ export function reachesEveryOrganization(actor: Pick<AuthContext, 'permissions'>
  */
 export async function assertRoleWithinReach(db: Queryable, actor: AuthContext, roleId: number): Promise<void> {
   if (roleId === actor.roleId) return;
-  const needed = await permissionsOfRole(db, roleId);
-  if (needed.some((name) => !actor.permissions.has(name))) throw new ForbiddenError();
+  if ((await permissionsAt(db, actor.versions.reference, roleId)).some((name) => !actor.permissions.has(name))) throw new ForbiddenError();
 }
+
+/**
+ * A role's permissions as of the reference version the caller's session read, or newer: a
+ * change of a role's permissions bumps that version (reference.roles.ts), so a role read once
+ * serves every later check under it, instead of a read under the directory lock for each
+ * change. The caller's own permissions come from the same session read; a role changed after
+ * it is seen from the caller's next request, as the caller's own permissions are.
+ */
+async function permissionsAt(db: Queryable, referenceVersion: number, roleId: number): Promise<readonly string[]> {
+  const key = `${referenceVersion}:${roleId}`;
+  let names = rolesRead.get(key);
+  if (!names) {
+    names = await permissionsOfRole(db, roleId);
+    // the keys of old versions are of no more use: a bound, not an eviction policy
+    if (rolesRead.size >= 64) rolesRead.clear();
+    rolesRead.set(key, names);
+  }
+  return names;
+}
+
+const rolesRead = new Map<string, readonly string[]>();
