@@ -15,9 +15,14 @@ export type IndexedRow = SearchableFields & {
 
 const INDEXED_COLUMNS = ['id', 'unit_id', 'department_id', 'role_id', 'parent_id', 'tree_ord', 'is_active', ...SEARCH_FIELDS];
 
-/** Every contact, in name order (sort_name, then id), for a build of the index: one statement, so that its tree columns are one state of the tree. */
-export function indexedRowsInNameOrder(db: Db): Knex.QueryBuilder {
-  return db('users').select(INDEXED_COLUMNS).orderBy([{ column: 'sort_name' }, { column: 'id' }]);
+/**
+ * Every contact, in the table's own order (its primary key), for a build of the index: one
+ * statement, so that its tree columns are one state of the tree. The index puts them in name
+ * order itself (search/columns.ts): MariaDB took 37 s to sort a million of them by name, and
+ * 2 s to read them unsorted.
+ */
+export function indexedRows(db: Db): Knex.QueryBuilder {
+  return db('users').select(INDEXED_COLUMNS).orderBy('id');
 }
 
 /** The contacts changed since directory version `version` (users.change_version), at most `limit`. */

@@ -1,9 +1,10 @@
 import { streamRows, type Db } from '../../../lib/db';
 import { directoryVersions } from '../data/tree/lock';
-import { indexedRowsInNameOrder } from '../data/index.queries';
+import { indexedRows } from '../data/index.queries';
 import { contactGramsView, type SearchableFields } from '../data/grams';
+import { compareCodePoints } from '../../../lib/text';
 import { Growable } from './growable';
-import { fieldStartsOf, indexedTextOf } from './matching';
+import { fieldStartsOf, indexedTextOf, sortNameOfText } from './matching';
 import { breather, GramPostingsBuilder, type GramPostings } from './postings';
 
 /**
@@ -50,12 +51,11 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
   const built = { ids: int(), listedEnds: int(), emailCased: byte(), unit: int(), department: int(), role: int(), parent: int(), active: byte() };
   const ords = new Growable((n) => new Float64Array(n));
   const grams = new GramPostingsBuilder();
-  // in name order (sort_name is sortNameOf(name), compared byte-wise: by code point), then
-  // id, each row numbered as it comes and not kept (streamRows: streamed on MySQL, one read on
-  // SQLite, so that its only connection is not held for the build).
-  // One statement: the tree columns are one consistent state of the tree.
-  for await (const row of streamRows(db, indexedRowsInNameOrder(db))) {
-    const slot = built.ids.length;
+  // in the table's order, each row numbered as it comes and not kept (streamRows: streamed on
+  // MySQL, one read on SQLite, so that its only connection is not held for the build); put in
+  // name order below. One statement: the tree columns are one consistent state of the tree.
+  for await (const row of streamRows(db, indexedRows(db))) {
+    const n = built.ids.length;
     built.ids.push(Number(row.id));
     const t = indexedTextOf(row as SearchableFields);
     texts.push(t.text);
@@ -71,11 +71,17 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
     built.parent.push(row.parent_id === null ? 0 : Number(row.parent_id));
     ords.push(Number(row.tree_ord));
     built.active.push(Number(row.is_active) ? 1 : 0);
-    grams.add(slot, contactGramsView(row as SearchableFields));
-    await breather(slot);
+    grams.add(n, contactGramsView(row as SearchableFields));
+    await breather(n);
   }
-  const ids = built.ids.finish();
-  const treeOrds = ords.finish();
+  // the slots: the contacts in name order (sort_name, compared by code point as the database
+  // compares its bytes, then id), so that each posting list, and each walk, is in that order
+  const readIds = built.ids.finish();
+  const names = texts.map(sortNameOfText);
+  const order = Int32Array.from(readIds.keys()).sort((a, b) => compareCodePoints(names[a], names[b]) || readIds[a] - readIds[b]);
+  names.length = 0;
+  const ids = inOrder(readIds, order);
+  const treeOrds = inOrder(ords.finish(), order);
   // the pre-order once per build, so that a listing sorts its matches as integers
   const byRank = Int32Array.from(ids.keys()).sort((a, b) => treeOrds[a] - treeOrds[b] || ids[a] - ids[b]);
   const ranks = new Int32Array(ids.length);
@@ -84,19 +90,28 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
   });
   const columns: Columns = {
     ids,
-    texts,
-    listedEnds: built.listedEnds.finish(),
-    emailCased: built.emailCased.finish(),
-    fieldStarts: starts.finish(),
-    unitIds: built.unit.finish(),
-    departmentIds: built.department.finish(),
-    roleIds: built.role.finish(),
-    parentIds: built.parent.finish(),
+    texts: Array.from(order, (n) => texts[n]),
+    listedEnds: inOrder(built.listedEnds.finish(), order),
+    emailCased: inOrder(built.emailCased.finish(), order),
+    fieldStarts: inOrder(starts.finish(), order, 3),
+    unitIds: inOrder(built.unit.finish(), order),
+    departmentIds: inOrder(built.department.finish(), order),
+    roleIds: inOrder(built.role.finish(), order),
+    parentIds: inOrder(built.parent.finish(), order),
     treeOrds,
     ranks,
     byRank,
     byId: Int32Array.from(ids.keys()).sort((a, b) => ids[a] - ids[b]),
-    active: built.active.finish(),
+    active: inOrder(built.active.finish(), order),
   };
-  return { versions, columns, grams: await grams.build() };
+  return { versions, columns, grams: await grams.build(order) };
+}
+
+/** A column read in the table's order, by slot: `order` gives the row at each slot (`width` entries a row). */
+function inOrder<A extends Int32Array | Uint8Array | Uint16Array | Float64Array>(read: A, order: Int32Array, width = 1): A {
+  const out = new (read.constructor as new (length: number) => A)(read.length);
+  for (let slot = 0; slot < order.length; slot++) {
+    for (let k = 0; k < width; k++) out[slot * width + k] = read[order[slot] * width + k];
+  }
+  return out;
 }

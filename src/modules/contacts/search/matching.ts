@@ -41,7 +41,9 @@ export function indexedTextOf(row: SearchableFields): IndexedText {
 /** The sort name of a text's contact (data/tree/keys.ts sortNameOf: the lower-cased name, at most 255 code points). */
 export function sortNameOfText(text: string): string {
   const end = text.indexOf(SEPARATOR);
-  return Array.from(end < 0 ? text : text.slice(0, end)).slice(0, 255).join('');
+  const name = end < 0 ? text : text.slice(0, end);
+  // 255 UTF-16 units or fewer are 255 code points or fewer: nothing to cut
+  return name.length <= 255 ? name : Array.from(name).slice(0, 255).join('');
 }
 
 /** Whether a listing's lower-cased term lies in one of the LISTED fields (a term holds no SEPARATOR, so it lies within one field). */

@@ -27,10 +27,13 @@ export class GramPostingsBuilder {
   /** the gram ids of each contact, one contact after another (in blocks, never copied), and where each contact's end */
   private readonly blocks: Int32Array[] = [];
   private used = 0;
-  private readonly slotEnds: number[] = [];
+  private readonly ends: number[] = [];
 
-  /** `grams`: the contact's distinct grams (read at once, not kept) */
-  add(slot: number, grams: ArrayLike<number>): void {
+  /**
+   * The `n`-th contact added (from 0, one after another), its distinct grams (read at once, not
+   * kept). Its slot is `n`, unless build() is given another order.
+   */
+  add(n: number, grams: ArrayLike<number>): void {
     for (let i = 0; i < grams.length; i++) {
       const gram = grams[i];
       let id = this.gramIds.get(gram);
@@ -44,20 +47,20 @@ export class GramPostingsBuilder {
       this.blocks[this.used >> BLOCK_BITS][this.used & (BLOCK - 1)] = id;
       this.used++;
     }
-    this.slotEnds[slot] = this.used;
+    this.ends[n] = this.used;
   }
 
-  async build(): Promise<GramPostings> {
+  /** The postings, each list ascending by slot; `order` gives the contact added at each slot (by default, as added). */
+  async build(order?: Int32Array): Promise<GramPostings> {
     const gramCount = this.gramIds.size;
     const offsets = new Int32Array(gramCount + 1);
     for (let g = 0; g < gramCount; g++) offsets[g + 1] = offsets[g] + this.counts[g];
     const fill = offsets.slice(0, gramCount);
     const postings = new Int32Array(this.used);
-    let start = 0;
-    for (let slot = 0; slot < this.slotEnds.length; slot++) {
-      const end = this.slotEnds[slot];
-      for (let i = start; i < end; i++) postings[fill[this.blocks[i >> BLOCK_BITS][i & (BLOCK - 1)]]++] = slot;
-      start = end;
+    for (let slot = 0; slot < this.ends.length; slot++) {
+      const n = order ? order[slot] : slot;
+      const end = this.ends[n];
+      for (let i = n === 0 ? 0 : this.ends[n - 1]; i < end; i++) postings[fill[this.blocks[i >> BLOCK_BITS][i & (BLOCK - 1)]]++] = slot;
       await breather(slot);
     }
     // the per-contact lists are in the postings now
