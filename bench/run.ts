@@ -256,7 +256,8 @@ async function main() {
   await analyze(db);
 
   const targets = await pickTargets(db);
-  const wants = (name: string) => args.only.length === 0 || args.only.some((o) => name.startsWith(o));
+  // a scenario's name, or a prefix of several (`scim`: their token is made first), asked for by --only
+  const wants = (name: string) => args.only.length === 0 || args.only.some((o) => name.startsWith(o) || o.startsWith(name));
   // import and export: a unit of this run's own, removed at the end
   const runTag = `BI${Date.now().toString(36)}`;
   const transferUnit = wants('import') || wants('export') ? await prepareTransfer(db, runTag) : null;
