@@ -25,8 +25,8 @@ export interface IndexBuild {
  * by the searches waiting for it), and the snapshot with them answers (view.ts): an answer never
  * misses a committed change. Once `rebuildAfter` contacts changed since the build and `refreshMs`
  * has passed since the last one (longer while writes keep outdating the builds: `pace`), or at
- * once when more than MAX_CHANGED changed, a new snapshot is built in the background; SQL answers only before the first build, after one
- * failed, or while too many contacts changed. With `refreshMs` 0 a search waits for a build
+ * once when more than MAX_CHANGED changed, a new snapshot is built in the background; SQL
+ * answers only before the first build, after one failed, or while too many contacts changed. With `refreshMs` 0 a search waits for a build
  * instead (tests). A build that fails is reported to `onError` and leaves the searches to SQL.
  * Every build, either way, is reported to `onBuild` when one is given.
  */
