@@ -1,3 +1,4 @@
+import { TtlCache } from '../../lib/cache';
 import type { Queryable } from '../../lib/db';
 import { ForbiddenError } from '../../lib/errors';
 import { permissionsOfRole } from './grants';
@@ -29,16 +30,9 @@ export async function assertRoleWithinReach(db: Queryable, actor: AuthContext, r
  * change. The caller's own permissions come from the same session read; a role changed after
  * it is seen from the caller's next request, as the caller's own permissions are.
  */
-async function permissionsAt(db: Queryable, referenceVersion: number, roleId: number): Promise<readonly string[]> {
-  const key = `${referenceVersion}:${roleId}`;
-  let names = rolesRead.get(key);
-  if (!names) {
-    names = await permissionsOfRole(db, roleId);
-    // the keys of old versions are of no more use: a bound, not an eviction policy
-    if (rolesRead.size >= 64) rolesRead.clear();
-    rolesRead.set(key, names);
-  }
-  return names;
+function permissionsAt(db: Queryable, referenceVersion: number, roleId: number): Promise<readonly string[]> {
+  return rolesRead.get(`${referenceVersion}:${roleId}`, () => permissionsOfRole(db, roleId));
 }
 
-const rolesRead = new Map<string, readonly string[]>();
+/** Keyed by version: an hour, a few versions' roles (an older key is never asked again). */
+const rolesRead = new TtlCache<readonly string[]>(60 * 60 * 1000, 64);
