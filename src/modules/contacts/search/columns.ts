@@ -101,10 +101,17 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
     treeOrds,
     ranks,
     byRank,
-    byId: Int32Array.from(ids.keys()).sort((a, b) => ids[a] - ids[b]),
+    byId: slotsOf(order),
     active: inOrder(built.active.finish(), order),
   };
   return { versions, columns, grams: await grams.build(order) };
+}
+
+/** The slot of each row read, in the order read: by id, since the rows come in id order (indexedRows). */
+function slotsOf(order: Int32Array): Int32Array {
+  const slots = new Int32Array(order.length);
+  for (let slot = 0; slot < order.length; slot++) slots[order[slot]] = slot;
+  return slots;
 }
 
 /** A column read in the table's order, by slot: `order` gives the row at each slot (`width` entries a row). */
