@@ -61,7 +61,7 @@ export function changeStamp(trx: Knex.Transaction): number {
  * commit, however many changes of a group marked it.
  */
 export function markSearchChanged(trx: Knex.Transaction): void {
-  changeStamp(trx);
+  changeStamp(trx); // throws outside the lock, as a write there would
   searchChanged.add(trx);
 }
 
