@@ -26,11 +26,11 @@ const ROWS = 100_000;
 const MiB_LIMIT = 64;
 /**
  * A written import's bound, with a margin over what was measured, not the issue's 64 MiB: on
- * MariaDB it grew by 60 to 65 MiB, on SQLite by 91 to 109 (the RSS rises during the INSERTs
- * while neither V8's heap nor the buffers grow:
- * docs/performance.md, "An import's memory").
+ * MariaDB it grew by 54 to 65 MiB, on SQLite by 89 to 95, of which 16 MiB is SQLite's page
+ * cache, which lives in the service's process and fills with any traffic
+ * (docs/performance.md, "An import's memory").
  */
-const WRITTEN_LIMIT = isMysql() ? 80 : 128;
+const WRITTEN_LIMIT = isMysql() ? 80 : 112;
 const ROOT = path.join(__dirname, '..', '..');
 const PROBE = path.join(__dirname, 'import-memory-probe.ts');
 
@@ -117,7 +117,7 @@ describe('a 100,000-row import with every column filled, in a process of its own
     300_000,
   );
 
-  test('csv: a written import of 100,000 new contacts grows the resident memory by less than 80 MiB on MariaDB (128 on SQLite)', async () => {
+  test('csv: a written import of 100,000 new contacts grows the resident memory by less than 80 MiB on MariaDB (112 on SQLite)', async () => {
     const measure = async () => probe(opened.config, await fileOf('csv', `MEMW${++runs}`), warmUp, 'create', false);
     let result = await measure();
     // the same rule as above: a run over the bound is measured once more (a file of new contacts again), two over it fail
@@ -136,6 +136,7 @@ describe('a 100,000-row import with every column filled, in a process of its own
       report(`${format} upsert dry, every row unchanged`, await probe(opened.config, file, warmUp, 'upsert', true, true));
       const changed = await fileOf(format, tag, 1);
       report(`${format} upsert dry, every row's phones changed`, await probe(opened.config, changed, warmUp, 'upsert', true, true));
+      report(`${format} upsert, every row's phones changed`, await probe(opened.config, changed, warmUp, 'upsert', false, true));
     }
   }, 1_800_000);
 });
