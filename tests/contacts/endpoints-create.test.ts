@@ -69,7 +69,7 @@ describe('POST /api/contacts', () => {
     expect(Date.parse(c.created_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(c.created_at)).toBeLessThanOrEqual(Date.now() + 1000);
 
-    // data.tree: the unit's active contacts, nested
+    // data.tree: the new contact's branch, from its top ancestor down to it
     expect(res.body.data.tree).toEqual([
       expect.objectContaining({ id: parent.id, name: parent.name, children: [expect.objectContaining({ id: c.id, name: body.name, children: [] })] }),
     ]);

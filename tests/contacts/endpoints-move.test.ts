@@ -23,20 +23,52 @@ async function unitTree() {
 const refusal = (res: request.Response, message: string) => expectRefusal(res, 'parent_id', message);
 
 describe('PUT /api/contacts/:id/move', () => {
-  test('answers 200 `Contact moved successfully` with the contact and the unit tree', async () => {
+  test('answers 200 `Contact moved successfully` with the contact and its branch: its ancestors, it and its subtree', async () => {
     const t = await unitTree();
     const res = await move(t.b.id, t.c.id);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
     expect(res.body.message).toBe('Contact moved successfully');
     expect(res.body.data.contact).toMatchObject({ id: t.b.id, parent_id: t.c.id, parent_name: 'Charlie', unit_id: t.unit.id, is_active: true });
+    // not Alpha, the old parent, nor anything else of the unit
+    expect(nameTree(res.body.data.tree)).toEqual([['Charlie', [['Bravo', [['Delta', []]]]]]]);
+    expect(res.body.data.tree[0]).toMatchObject({ id: t.c.id, parent_id: null, children: [{ id: t.b.id, parent_id: t.c.id }] });
+    expect(await parentOf(t.b.id)).toBe(t.c.id);
+    expect(await parentOf(t.d.id)).toBe(t.b.id);
+    expect(await treeProblems(ctx.db)).toEqual([]);
+  });
+
+  test('tree_scope=unit answers with the unit\'s whole tree of active contacts instead', async () => {
+    const t = await unitTree();
+    const res = await api().put(`/api/contacts/${t.b.id}/move?tree_scope=unit`).set(bearer(fx.admin)).send({ parent_id: t.c.id });
+    expect(res.status).toBe(200);
     expect(nameTree(res.body.data.tree)).toEqual([
       ['Alpha', []],
       ['Charlie', [['Bravo', [['Delta', []]]]]],
     ]);
-    expect(await parentOf(t.b.id)).toBe(t.c.id);
-    expect(await parentOf(t.d.id)).toBe(t.b.id);
-    expect(await treeProblems(ctx.db)).toEqual([]);
+    const contact = await api().put(`/api/contacts/${t.d.id}/move?tree_scope=contact`).set(bearer(fx.admin)).send({ parent_id: t.a.id });
+    expect(nameTree(contact.body.data.tree)).toEqual([['Alpha', [['Delta', []]]]]);
+  });
+
+  test('a tree_scope other than contact or unit is 400, and nothing moves', async () => {
+    const t = await unitTree();
+    const res = await api().put(`/api/contacts/${t.b.id}/move?tree_scope=all`).set(bearer(fx.admin)).send({ parent_id: t.c.id });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'tree_scope', message: 'tree_scope must be one of: contact, unit' }]);
+    expect(await parentOf(t.b.id)).toBe(t.a.id);
+  });
+
+  test('the branch leaves out deleted descendants, and holds a deep subtree whole', async () => {
+    const t = await unitTree();
+    const e = await createUser(ctx, { unit_id: t.unit.id, name: 'Echo', parent_id: t.d.id });
+    await createUser(ctx, { unit_id: t.unit.id, name: 'Foxtrot', parent_id: e.id });
+    await createUser(ctx, { unit_id: t.unit.id, name: 'Golf', parent_id: t.b.id });
+    const deleted = await createUser(ctx, { unit_id: t.unit.id, name: 'Hotel', parent_id: t.b.id });
+    // as a delete leaves a leaf (a deleted contact's children become roots)
+    await ctx.db('users').where({ id: deleted.id }).update({ is_active: false });
+    const res = await move(t.b.id, t.c.id);
+    expect(res.status).toBe(200);
+    expect(nameTree(res.body.data.tree)).toEqual([['Charlie', [['Bravo', [['Delta', [['Echo', [['Foxtrot', []]]]]], ['Golf', []]]]]]]);
   });
 
   test('parent_id null makes the contact a root', async () => {
@@ -44,7 +76,7 @@ describe('PUT /api/contacts/:id/move', () => {
     const res = await move(t.d.id, null);
     expect(res.status).toBe(200);
     expect(res.body.data.contact).toMatchObject({ id: t.d.id, parent_id: null, parent_name: null });
-    expect(res.body.data.tree.map((n: { name: string }) => n.name)).toEqual(['Alpha', 'Charlie', 'Delta']);
+    expect(nameTree(res.body.data.tree)).toEqual([['Delta', []]]);
     expect(await parentOf(t.d.id)).toBeNull();
     expect(await treeProblems(ctx.db)).toEqual([]);
   });

@@ -4150,7 +4150,10 @@ export interface operations {
     };
     createContact: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `contact`: the contact's branch, its ancestors from the top down (each with only the next as child), then the contact with its active subtree: the answer's size and cost follow the contact's depth and subtree. `unit`: the unit's whole tree of active contacts, some 70 bytes a contact (144 KB for 2,000): for a client that redraws the whole unit, which GET /api/contacts/unit/{unitId} also gives, conditionally */
+                tree_scope?: "contact" | "unit";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4265,6 +4268,7 @@ export interface operations {
                         message: "Contact created successfully";
                         data: {
                             contact: components["schemas"]["Contact"];
+                            /** @description as `tree_scope` asks: the contact's branch (one top node), or its unit's whole tree */
                             tree: components["schemas"]["UnitTreeNode"][];
                         };
                     };
@@ -6446,7 +6450,10 @@ export interface operations {
     };
     moveContact: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `contact`: the contact's branch, its ancestors from the top down (each with only the next as child), then the contact with its active subtree: the answer's size and cost follow the contact's depth and subtree. `unit`: the unit's whole tree of active contacts, some 70 bytes a contact (144 KB for 2,000): for a client that redraws the whole unit, which GET /api/contacts/unit/{unitId} also gives, conditionally */
+                tree_scope?: "contact" | "unit";
+            };
             header?: {
                 /** @description the ETag of GET /api/contacts/{id} (it names the contact's row: stale once the contact changed, not when another one did), or `*`: the change is made only while it is current, else 412 (a weak tag never holds) */
                 "If-Match"?: string;
@@ -6536,6 +6543,7 @@ export interface operations {
                         message: "Contact moved successfully";
                         data: {
                             contact: components["schemas"]["Contact"];
+                            /** @description as `tree_scope` asks: the contact's branch (one top node), or its unit's whole tree */
                             tree: components["schemas"]["UnitTreeNode"][];
                         };
                     };

@@ -29,7 +29,7 @@ export { pruneChanges } from './data/changes.writer';
 export { ChangesPruning, changesCutoff } from './write/changes-pruning';
 export { afterVersion, TYPES as CHANGE_TYPES, type ChangePosition } from './domain/change-cursor';
 export { exportBatches, type ExportRow } from './data/export.queries';
-export { FORMATS } from './read/formats';
+export { FORMATS, TREE_SCOPES } from './read/formats';
 export { CHILDREN_PAGE, CONTACT_PAGE, filtersOf, SEARCH_LIMIT, type ListInput } from './read/list-input';
 export { ROLE_FILTERS, type ContactFilters } from './domain/filters';
 export { contactExists } from './data/listing.queries';

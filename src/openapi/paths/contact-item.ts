@@ -2,7 +2,7 @@ import { CHILDREN_PAGE } from '../../modules/contacts';
 import { ADMINS, ANY_USER, arrayOf, body, type ConditionalWrite, E403, int, obj, operation, paging, queryBool, ref, str, SUPER_ADMIN, success } from '../builders';
 import { pagination } from '../examples';
 import { listCursorParam, paged } from '../paging';
-import { contactAndTree, contactBody, idParam, notFound, parentId, READ, tags } from './contacts.parts';
+import { contactAndTree, contactBody, idParam, notFound, parentId, READ, tags, treeScopeParam } from './contacts.parts';
 import { contactAndTreeExample, contactExample } from './contacts.examples';
 
 /** The writes of one contact compare the row that GET /api/contacts/{id} read (docs/api.md, Conditional requests). */
@@ -86,7 +86,7 @@ export const contactItemPaths = {
       conditional: asRead,
       roles: ADMINS,
       permission: `${READ} + contacts.move`,
-      params: [idParam],
+      params: [idParam, treeScopeParam],
       requestBody: body({ parent_id: parentId }, ['parent_id']),
       requestExample: { parent_id: 17 },
       responses: { 200: success('Contact moved successfully', contactAndTree, contactAndTreeExample), 403: E403, 404: notFound },

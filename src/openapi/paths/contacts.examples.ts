@@ -69,7 +69,7 @@ export const contactsHierarchical = [
   { ...contactExample, level: 1, path: 'Kamal Hossain > Ayesha Rahman', ancestors: [17] },
 ];
 
-/** The compact tree of the contact's unit that a write answers with. */
+/** The compact tree a write answers with: the contact's branch (here its parent, a root, and it). */
 export const unitTreeExample = [
   { id: 17, name: 'Kamal Hossain', parent_id: null, children: [{ id: 42, name: 'Ayesha Rahman', parent_id: 17, children: [] }] },
 ];

@@ -1,4 +1,4 @@
-import { FORMATS, ROLE_FILTERS, STATUSES } from '../../modules/contacts';
+import { FORMATS, ROLE_FILTERS, STATUSES, TREE_SCOPES } from '../../modules/contacts';
 import { arrayOf, body, E404, int, nullable, obj, pathId, query, queryBool, ref, str, type Param } from '../builders';
 
 /** Parts that the contacts paths share (contacts.ts, contact-item.ts). */
@@ -38,6 +38,15 @@ export const contactBody = (creating: boolean) =>
 
 export const contactIds = arrayOf(int({ minimum: 1 }), { minItems: 1, maxItems: 1000, uniqueItems: true });
 export const parentId = nullable(int({ minimum: 1 }));
-export const contactAndTree = obj({ contact: ref('Contact'), tree: arrayOf(ref('UnitTreeNode')) });
+export const contactAndTree = obj({
+  contact: ref('Contact'),
+  tree: arrayOf(ref('UnitTreeNode'), { description: "as `tree_scope` asks: the contact's branch (one top node), or its unit's whole tree" }),
+});
+/** What a create's or a move's `data.tree` holds (docs/api.md, Contacts). */
+export const treeScopeParam = query(
+  'tree_scope',
+  str({ enum: [...TREE_SCOPES], default: 'contact' }),
+  "`contact`: the contact's branch, its ancestors from the top down (each with only the next as child), then the contact with its active subtree: the answer's size and cost follow the contact's depth and subtree. `unit`: the unit's whole tree of active contacts, some 70 bytes a contact (144 KB for 2,000): for a client that redraws the whole unit, which GET /api/contacts/unit/{unitId} also gives, conditionally",
+);
 export const notFound = E404('Contact not found');
 export const idParam = pathId();

@@ -1,7 +1,7 @@
 import { CONTACT_PAGE, FORMATS, ROLE_FILTERS, SEARCH_LIMIT } from '../../modules/contacts';
 import { ADMINS, ANY_USER, arrayOf, E403, E404, int, nullable, obj, operation, paging, pathId, query, queryBool, ref, str, success } from '../builders';
 import { contactItemPaths } from './contact-item';
-import { contactAndTree, contactBody, notFound, READ, setParams, tags } from './contacts.parts';
+import { contactAndTree, contactBody, notFound, READ, setParams, tags, treeScopeParam } from './contacts.parts';
 import {
   contactAndTreeExample,
   contactExample,
@@ -76,6 +76,7 @@ export const contactPaths = {
       summary: 'Create a contact',
       roles: ADMINS,
       permission: `${READ} + contacts.create`,
+      params: [treeScopeParam],
       requestBody: contactBody(true),
       requestExample: createContactExample,
       responses: { 201: success('Contact created successfully', contactAndTree, contactAndTreeExample), 403: E403 },

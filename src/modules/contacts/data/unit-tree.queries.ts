@@ -3,6 +3,7 @@ import { dialectOf, type Db } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
 import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from './candidates';
 import type { AncestorRow } from './tree/lineage';
+import { subtreeFrom } from './tree/keys';
 import { applyFilters } from './listing.queries';
 import { contactQuery, USER_CONTACT_COLUMNS } from './users.queries';
 import { toListedContact, type Contact } from '../domain/contact.record';
@@ -59,6 +60,17 @@ export async function unitContactNames(db: Db, unitId: number, ids: readonly num
 export async function activeUnitMembers(db: Db, unitId: number): Promise<AncestorRow[]> {
   const rows = await db('users').where({ unit_id: unitId, is_active: true }).orderBy('tree_ord').select('id', 'name', 'parent_id');
   return rows.map((r) => ({ id: Number(r.id), name: String(r.name), parent_id: nullableId(r.parent_id) }));
+}
+
+/**
+ * A contact and its active descendants in pre-order, as a compact tree needs them (the contact
+ * first); none when the contact is not active. Its cost follows the subtree's size, not the unit's.
+ */
+export async function activeSubtreeMembers(db: Db, id: number): Promise<AncestorRow[]> {
+  const root = await db('users').where({ id, is_active: true }).first('tree_ord', 'depth');
+  if (!root) return [];
+  const rows = await subtreeFrom(db, Number(root.tree_ord), Number(root.depth), ['name', 'parent_id', 'is_active'] as const);
+  return rows.filter((r) => Boolean(Number(r.is_active))).map((r) => ({ id: r.id, name: String(r.name), parent_id: nullableId(r.parent_id) }));
 }
 
 /** How many contacts a unit holds, whatever their state: whether its tree is streamed (read/unit-tree-stream.ts). */

@@ -10,6 +10,7 @@ import { ChangeFeed } from '../read/change-feed.service';
 import type { ChangePosition } from '../domain/change-cursor';
 import { contactRowTag } from '../domain/contact.record';
 import type { ListInput } from '../read/list-input';
+import type { TreeScope } from '../read/formats';
 import type { UnitTrees } from '../read/unit-tree.service';
 import type { PageRequest } from '../read/list-paging';
 import { directoryTagOf } from '../data/tree/lock';
@@ -104,7 +105,8 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
   });
 
   router.post('/', can('contacts.create'), ...createRules, validate, async (req, res) => {
-    const result = await writes.create(inputOf<CreateContactInput>(req), actorOf(req));
+    const { tree_scope, ...input } = inputOf<CreateContactInput & { tree_scope?: TreeScope }>(req);
+    const result = await writes.create(input, actorOf(req), tree_scope);
     sendSuccess(res, 201, 'Contact created successfully', result);
   });
   router.get('/:id', fresh, ...idRules, validate, async (req, res) => {
@@ -126,8 +128,8 @@ export function contactsRouter(services: ContactServices, requireAuth: RequestHa
     sendPage(res, 'Child contacts retrieved successfully', ...numbered(await reads.children(id, input, versionsOf(req))));
   });
   router.put('/:id/move', can('contacts.move'), ...moveRules, validate, async (req, res) => {
-    const { id, parent_id } = inputOf<Id & { parent_id: number | null }>(req);
-    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, actorOf(req), preconditionsOf(req)));
+    const { id, parent_id, tree_scope } = inputOf<Id & { parent_id: number | null; tree_scope?: TreeScope }>(req);
+    sendSuccess(res, 200, 'Contact moved successfully', await writes.move(id, parent_id, actorOf(req), preconditionsOf(req), tree_scope));
   });
   router.put('/:id/password', can('contacts.reset_password'), ...resetPasswordRules, validate, async (req, res) => {
     const { id, newPassword } = inputOf<Id & { newPassword: string }>(req);

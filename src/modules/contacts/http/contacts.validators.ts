@@ -12,7 +12,7 @@ import {
   passwordRule,
   stringRule,
 } from '../../../lib/http/validate';
-import { FORMATS } from '../read/formats';
+import { FORMATS, TREE_SCOPES } from '../read/formats';
 import { CHILDREN_PAGE, CONTACT_PAGE, SEARCH_LIMIT } from '../read/list-input';
 import { ROLE_FILTERS } from '../domain/filters';
 import { decodeCursor } from '../domain/change-cursor';
@@ -65,9 +65,13 @@ function contactBodyRules(creating: boolean): ValidationChain[] {
   ];
 }
 
+/** What a create's or a move's `data.tree` holds (docs/api.md, Contacts). */
+const treeScopeRule = () => oneOfRule(query('tree_scope'), 'tree_scope', TREE_SCOPES);
+
 export const createRules = [
   ...contactBodyRules(true),
   passwordRule(body('password'), 'Password', { strength: true }),
+  treeScopeRule(),
 ];
 export const updateRules = [...idRules, ...contactBodyRules(false)];
 
@@ -122,7 +126,7 @@ export const searchRules = [
   ...paginationRules(SEARCH_LIMIT.maxLimit),
 ];
 
-export const moveRules = [...idRules, parentRule(body, true)];
+export const moveRules = [...idRules, parentRule(body, true), treeScopeRule()];
 
 /** `contact_ids` beside the specification's `contactIds` (kept for a release, docs/api.md, Paging). */
 const contactIdsAlias = aliases('body', { contactIds: 'contact_ids' });

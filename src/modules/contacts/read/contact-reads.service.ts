@@ -4,17 +4,17 @@ import { NotFoundError } from '../../../lib/errors';
 import { paginationOf } from '../../../lib/http/paging';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
-import { subtreeRange } from '../data/tree/lineage';
+import { lineageOf, subtreeRange, type AncestorRow } from '../data/tree/lineage';
 import { atOneVersion } from '../data/tree/one-version';
 import type { DirectoryVersions } from '../data/tree/lock';
 import { toContact, type Contact, type ContactRow } from '../domain/contact.record';
 import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from '../data/directory.queries';
-import { nest, shape, type Format } from './formats';
+import { nest, nestBranch, shape, type Format, type TreeScope } from './formats';
 import { buildHierarchy } from './hierarchy';
 import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
 import { childrenCount, childrenPage, contactExists, countStatistics, listPage, placeOf } from '../data/listing.queries';
 import { childrenDigest, listDigest, listPagination, numberedWindow, placeFor, placeGone, reachable, type PageRequest } from './list-paging';
-import { activeUnitMembers } from '../data/unit-tree.queries';
+import { activeSubtreeMembers, activeUnitMembers } from '../data/unit-tree.queries';
 import { contactReader, contactsByIdsReader } from '../data/users.queries';
 import type { ContactFilters, ContactStatistics, OrdRange } from '../domain/filters';
 
@@ -136,9 +136,36 @@ export class ContactReads {
     };
   }
 
-  /** The active contacts of a unit as a compact tree ({id, name, children}), for write responses. */
+  /** A write's `data.tree` (docs/api.md): the contact's branch, or with `tree_scope=unit` its unit's whole tree. */
+  writeTree(contact: { id: number; unit_id: number }, scope: TreeScope = 'contact') {
+    return scope === 'unit' ? this.unitTreeCompact(contact.unit_id) : this.contactTreeCompact(contact.id);
+  }
+
+  /** The active contacts of a unit as a compact tree ({id, name, parent_id, children}). */
   async unitTreeCompact(unitId: number) {
     return nest(await activeUnitMembers(this.db, unitId));
+  }
+
+  /**
+   * A write's `data.tree` by default: the contact where it stands, as a compact tree of one
+   * branch (nestBranch: its ancestors, then it with its active subtree), read at one directory
+   * version. Its cost follows the contact's depth and subtree, not its unit's size: a unit's
+   * whole tree in every move's answer made the answer most of a move's cost (docs/api.md).
+   */
+  async contactTreeCompact(id: number) {
+    return atOneVersion(this.db, null, async () => {
+      const subtree = await activeSubtreeMembers(this.db, id);
+      const lineage = subtree.length > 0 ? await lineageOf(this.db, [id]) : new Map<number, AncestorRow>();
+      const ancestors: AncestorRow[] = [];
+      // a walk up, bounded by the rows read: a cycle (which the writers rule out) cannot hang it
+      for (let at = lineage.get(id)?.parent_id ?? null; at !== null && ancestors.length < lineage.size; ) {
+        const ancestor = lineage.get(at);
+        if (!ancestor) break;
+        ancestors.push(ancestor);
+        at = ancestor.parent_id;
+      }
+      return nestBranch(ancestors, subtree);
+    });
   }
 
   /**

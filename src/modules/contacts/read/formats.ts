@@ -11,6 +11,10 @@ import type { Contact } from '../domain/contact.record';
 export type Format = 'tree' | 'flat' | 'hierarchical';
 export const FORMATS: readonly Format[] = ['tree', 'flat', 'hierarchical'];
 
+/** What a create's or a move's `data.tree` holds: the contact's branch (the default), or its unit's whole tree. */
+export type TreeScope = 'contact' | 'unit';
+export const TREE_SCOPES: readonly TreeScope[] = ['contact', 'unit'];
+
 interface TreeItem {
   id: number;
   parent_id: number | null;
@@ -34,6 +38,28 @@ export function nest<T extends TreeItem>(items: readonly T[]): Nested<T>[] {
     else top.push(node);
   }
   return top;
+}
+
+/**
+ * A contact where it stands, as one nested branch: its ancestors (`ancestors`, its parent first)
+ * from the top down, each with one child, the next, and at the end the contact with its subtree
+ * (`subtree`: the contact first, then descendants in pre-order). A descendant whose parent is
+ * not among them (below an inactive contact) is left out. No items: no branch.
+ */
+export function nestBranch<T extends TreeItem>(ancestors: readonly T[], subtree: readonly T[]): Nested<T>[] {
+  if (subtree.length === 0) return [];
+  const byId = new Map<number, Nested<T>>();
+  let head = Object.assign(subtree[0], { children: [] }) as Nested<T>;
+  byId.set(head.id, head);
+  for (const item of subtree.slice(1)) {
+    const parent = item.parent_id === null ? undefined : byId.get(item.parent_id);
+    if (!parent) continue;
+    const node = Object.assign(item, { children: [] }) as Nested<T>;
+    byId.set(item.id, node);
+    parent.children.push(node);
+  }
+  for (const ancestor of ancestors) head = Object.assign(ancestor, { children: [head] }) as Nested<T>;
+  return [head];
 }
 
 /**

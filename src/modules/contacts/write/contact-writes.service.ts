@@ -5,6 +5,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError
 import { changesOf, type Actor, type AuditTrail, type Changes } from '../../audit';
 import { ROLE_ID, type PasswordHasher } from '../../access';
 import type { ContactReads } from '../read/contact-reads.service';
+import type { TreeScope } from '../read/formats';
 import { contactRowTag } from '../domain/contact.record';
 import { findUserRow, findUserRows, type UserRow } from '../data/users.queries';
 import { deactivateContacts, insertContact, moveContacts, updateContact, type ContactChanges, type ContactInsert, type Orphan } from '../data/contact.writer';
@@ -73,11 +74,11 @@ export class ContactWrites {
     throwFirst(await checkContacts(trx, actor, { creates: batch.creates ?? [], changes: batch.changes ?? [] }, taken));
   }
 
-  async create(input: CreateContactInput, actor: Actor) {
+  async create(input: CreateContactInput, actor: Actor, scope?: TreeScope) {
     const { password, ...fields } = input;
     const id = await this.insert({ ...fields, organization_id: actor.organizationId }, password ?? null, actor);
     const contact = await this.reads.get(id);
-    return { contact, tree: await this.reads.unitTreeCompact(contact.unit_id) };
+    return { contact, tree: await this.reads.writeTree(contact, scope) };
   }
 
   /**
@@ -142,7 +143,7 @@ export class ContactWrites {
     });
   }
 
-  async move(id: number, parentId: number | null, actor: Actor, preconditions: Preconditions = UNCONDITIONAL) {
+  async move(id: number, parentId: number | null, actor: Actor, preconditions: Preconditions = UNCONDITIONAL, scope?: TreeScope) {
     const unitId = await changeDirectory(this.db, async (trx) => {
       const current = await this.activeContact(trx, id);
       await ContactWrites.check(trx, actor, { changes: [{ ref: 0, current, changes: {}, parent: parentId === null ? null : { id: parentId } }] });
@@ -151,7 +152,7 @@ export class ContactWrites {
       await this.recordChange(trx, actor, 'contact.move', current, changesOf({ ...current }, { parent_id: parentId }));
       return current.unit_id;
     });
-    return { contact: await this.reads.get(id), tree: await this.reads.unitTreeCompact(unitId) };
+    return { contact: await this.reads.get(id), tree: await this.reads.writeTree({ id, unit_id: unitId }, scope) };
   }
 
   async bulkDelete(ids: number[], actor: Actor) {

@@ -22,16 +22,23 @@ export async function subtreeEnd(db: Queryable, ord: number, depth: number): Pro
 const SMALL_SUBTREE = 32;
 
 /**
- * The rows of the subtree that starts at (ord, depth), in pre-order. A small one (a leaf, most
- * often) is read with the row after it in one statement: the subtree ends at the first row
- * after its root that is not deeper. A larger one takes its end (subtreeEnd) and a range read.
+ * The rows of the subtree that starts at (ord, depth), in pre-order, with `columns` beside their
+ * id, depth and order key. A small one (a leaf, most often) is read with the row after it in one
+ * statement: the subtree ends at the first row after its root that is not deeper. A larger one
+ * takes its end (subtreeEnd) and a range read.
  */
-export async function subtreeFrom(db: Queryable, ord: number, depth: number): Promise<Array<{ id: number; depth: number; tree_ord: number }>> {
-  const toRow = (r: { id: unknown; depth: unknown; tree_ord: unknown }) => ({ id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) });
-  const head = (await db('users').where('tree_ord', '>=', ord).orderBy('tree_ord').limit(SMALL_SUBTREE + 1).select('id', 'depth', 'tree_ord')).map(toRow);
+export async function subtreeFrom<C extends string = never>(
+  db: Queryable,
+  ord: number,
+  depth: number,
+  columns: readonly C[] = [],
+): Promise<Array<{ id: number; depth: number; tree_ord: number } & Record<C, unknown>>> {
+  const select = ['id', 'depth', 'tree_ord', ...columns];
+  const toRow = (r: Record<string, unknown>) => ({ ...r, id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }) as { id: number; depth: number; tree_ord: number } & Record<C, unknown>;
+  const head = (await db('users').where('tree_ord', '>=', ord).orderBy('tree_ord').limit(SMALL_SUBTREE + 1).select(select)).map(toRow);
   const after = head.findIndex((r, i) => i > 0 && r.depth <= depth);
   if (after > 0) return head.slice(0, after);
   if (head.length <= SMALL_SUBTREE) return head;
   const end = await subtreeEnd(db, ord, depth);
-  return (await db('users').where('tree_ord', '>=', ord).andWhere('tree_ord', '<', end).orderBy('tree_ord').select('id', 'depth', 'tree_ord')).map(toRow);
+  return (await db('users').where('tree_ord', '>=', ord).andWhere('tree_ord', '<', end).orderBy('tree_ord').select(select)).map(toRow);
 }
