@@ -47,7 +47,7 @@ interface SqliteTransactionClient {
  * SQLite's INSERTs of one bulk write, each size of chunk prepared once on the transaction's
  * connection (knex's transaction client lends it, and takes nothing back) and run with each
  * chunk's values. Through knex every chunk would be a statement of its own, compiled again and
- * finalized only when V8 collects its small handle: a 100,000-row import held some 40 MiB of
+ * finalized only when V8 collects its small handle: a 100,000-row import held some 8 MiB of
  * such compiled statements outside V8's heap (docs/performance.md, "An import's memory").
  * The values are converted as knex converts them for better-sqlite3 (dates, booleans).
  */

@@ -149,8 +149,9 @@ export class ContactReads {
   /**
    * A write's `data.tree` by default: the contact where it stands, as a compact tree of one
    * branch (nestBranch: its ancestors, then it with its active subtree), read at one directory
-   * version. Its cost follows the contact's depth and subtree, not its unit's size: a unit's
-   * whole tree in every move's answer made the answer most of a move's cost (docs/api.md).
+   * version. Its cost follows the contact's depth and subtree, not its unit's size: the unit's
+   * whole tree in every move's answer was a third of the service's work in the mixed load
+   * (docs/performance.md, "A move's answer").
    */
   async contactTreeCompact(id: number) {
     return atOneVersion(this.db, null, async () => {
