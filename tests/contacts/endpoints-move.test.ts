@@ -71,6 +71,15 @@ describe('PUT /api/contacts/:id/move', () => {
     expect(nameTree(res.body.data.tree)).toEqual([['Charlie', [['Bravo', [['Delta', [['Echo', [['Foxtrot', []]]]]], ['Golf', []]]]]]]);
   });
 
+  test('the branch of a subtree larger than one read of a small one (40 children) holds every descendant, in order', async () => {
+    const t = await unitTree();
+    const names = Array.from({ length: 40 }, (_, i) => `Kilo ${String(i).padStart(2, '0')}`);
+    for (const name of names) await createUser(ctx, { unit_id: t.unit.id, name, parent_id: t.b.id });
+    const res = await move(t.b.id, t.c.id);
+    expect(res.status).toBe(200);
+    expect(nameTree(res.body.data.tree)).toEqual([['Charlie', [['Bravo', [['Delta', []], ...names.map((n) => [n, []])]]]]]);
+  });
+
   test('parent_id null makes the contact a root', async () => {
     const t = await unitTree();
     const res = await move(t.d.id, null);

@@ -5,6 +5,7 @@ import { paginationOf } from '../../../lib/http/paging';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
 import { lineageOf, subtreeRange, type AncestorRow } from '../data/tree/lineage';
+import { smallBranch } from '../data/tree/branch';
 import { atOneVersion } from '../data/tree/one-version';
 import type { DirectoryVersions } from '../data/tree/lock';
 import { toContact, type Contact, type ContactRow } from '../domain/contact.record';
@@ -148,25 +149,25 @@ export class ContactReads {
 
   /**
    * A write's `data.tree` by default: the contact where it stands, as a compact tree of one
-   * branch (nestBranch: its ancestors, then it with its active subtree), read at one directory
-   * version. Its cost follows the contact's depth and subtree, not its unit's size: the unit's
+   * branch (nestBranch: its ancestors, then it with its active subtree), one consistent read: in
+   * two statements for a small subtree (smallBranch), else at one directory version. Its cost follows the contact's depth and subtree, not its unit's size: the unit's
    * whole tree in every move's answer was a third of the service's work in the mixed load
    * (docs/performance.md, "A move's answer").
    */
   async contactTreeCompact(id: number) {
-    return atOneVersion(this.db, null, async () => {
+    const { lineage, subtree } = (await smallBranch(this.db, id)) ?? (await atOneVersion(this.db, null, async () => {
       const subtree = await activeSubtreeMembers(this.db, id);
-      const lineage = subtree.length > 0 ? await lineageOf(this.db, [id]) : new Map<number, AncestorRow>();
-      const ancestors: AncestorRow[] = [];
-      // a walk up, bounded by the rows read: a cycle (which the writers rule out) cannot hang it
-      for (let at = lineage.get(id)?.parent_id ?? null; at !== null && ancestors.length < lineage.size; ) {
-        const ancestor = lineage.get(at);
-        if (!ancestor) break;
-        ancestors.push(ancestor);
-        at = ancestor.parent_id;
-      }
-      return nestBranch(ancestors, subtree);
-    });
+      return { lineage: subtree.length > 0 ? await lineageOf(this.db, [id]) : new Map<number, AncestorRow>(), subtree };
+    }));
+    const ancestors: AncestorRow[] = [];
+    // a walk up, bounded by the rows read: a cycle (which the writers rule out) cannot hang it
+    for (let at = lineage.get(id)?.parent_id ?? null; at !== null && ancestors.length < lineage.size; ) {
+      const ancestor = lineage.get(at);
+      if (!ancestor) break;
+      ancestors.push(ancestor);
+      at = ancestor.parent_id;
+    }
+    return nestBranch(ancestors, subtree);
   }
 
   /**

@@ -19,7 +19,7 @@ export async function subtreeEnd(db: Queryable, ord: number, depth: number): Pro
 }
 
 /** Up to this many rows, a subtree is read with the row after it in one statement (subtreeFrom). */
-const SMALL_SUBTREE = 32;
+export const SMALL_SUBTREE = 32;
 
 /**
  * The rows of the subtree that starts at (ord, depth), in pre-order, with `columns` beside their
