@@ -8,6 +8,7 @@ import { lineageOf, subtreeRange, type AncestorRow } from '../data/tree/lineage'
 import { smallBranch } from '../data/tree/branch';
 import { atOneVersion } from '../data/tree/one-version';
 import type { DirectoryVersions } from '../data/tree/lock';
+import type { ReadVersions } from '../../access';
 import { toContact, type Contact, type ContactRow } from '../domain/contact.record';
 import { headCounts, unitAndDepartmentCounts, unitsAndDepartments } from '../data/directory.queries';
 import { nest, nestBranch, shape, type Format, type TreeScope } from './formats';
@@ -29,6 +30,7 @@ export class ContactReads {
    * only bounds how long an unused entry stays).
    */
   private readonly cache = new TtlCache<unknown>(60 * 60 * 1000, 500);
+  private readonly referenceCounts = new TtlCache<{ units: number; departments: number }>(60_000, 4);
   private readonly contactById: (id: number) => Promise<ContactRow | undefined>;
   private readonly contactsByIds: ReturnType<typeof contactsByIdsReader>;
   private readonly search: ListSearch;
@@ -202,10 +204,14 @@ export class ContactReads {
     return { parent_id: id, children, total, pagination };
   }
 
-  /** The eight counters over the active directory. */
-  async statistics(versions: DirectoryVersions) {
+  /**
+   * The eight counters over the active directory. The units and departments are counted once
+   * per reference version (every change of a unit or a department bumps it, lib/crud through
+   * versionedChange), and at least once a minute.
+   */
+  async statistics(versions: DirectoryVersions & Pick<ReadVersions, 'reference'>) {
     const counters = await this.counters(versions, { role_filter: 'all', include_inactive: false }, undefined);
-    const { units, departments } = await unitAndDepartmentCounts(this.db);
+    const { units, departments } = await this.referenceCounts.get(String(versions.reference), () => unitAndDepartmentCounts(this.db));
     return { ...counters, total_units: units, total_departments: departments };
   }
 
