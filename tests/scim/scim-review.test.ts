@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { setupTestContext } from '../helpers/context';
 import { bearer, createUser, ROLE } from '../helpers/factory';
+import { treeProblems } from '../helpers/tree';
 import { ENTERPRISE, PATCH_OP, rfcUser, scimAuth, scimOrganization, USER } from './scim-support';
 
 /**
@@ -132,12 +133,25 @@ describe('discovery, filters, If-Match, inactive users, the change feed', () => 
     expect((await scim().put(`/scim/v2/Users/${u.id}`).set(scimAuth(org.secret)).set('If-Match', fresh.meta.version).send(fresh)).status).toBe(200);
   });
 
-  test('a PATCH of a deactivated User that changes it without active true is 400 mutability, not a silent 200', async () => {
+  test('a PATCH of a deactivated User (as Entra ID sends a disabled user\'s changes) changes it, and it stays deactivated', async () => {
     const u = (await post(rfcUser({ active: false }))).body;
-    const res = await patch(u.id, [{ op: 'replace', path: 'displayName', value: 'Dropped Before' }]);
-    expect(res.body).toMatchObject({ status: '400', scimType: 'mutability' });
-    expect(res.body.detail).toMatch(/active/);
-    // nothing to change, or the change together with active true, is fine
+    const res = await patch(u.id, [{ op: 'Replace', path: 'displayName', value: 'Changed While Disabled' }, { op: 'Replace', path: 'active', value: 'False' }]);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ active: false, displayName: 'Changed While Disabled' });
+    const row = await ctx.db('users').where({ id: Number(u.id) }).first('name', 'is_active');
+    expect({ name: row.name, active: Boolean(Number(row.is_active)) }).toEqual({ name: 'Changed While Disabled', active: false });
+    // recorded as an update, not a reactivation, and read back as the provider sent it
+    const trail = await ctx.db('audit_events').where({ target_type: 'contact', target_id: Number(u.id) }).orderBy('id', 'desc').first('action');
+    expect(trail.action).toBe('contact.update');
+    expect((await scim().get(`/scim/v2/Users/${u.id}`).set(scimAuth(org.secret))).body).toMatchObject({ active: false, displayName: 'Changed While Disabled' });
+    // its manager too: the deactivated contact moves in the tree, which stays sound
+    const boss = (await post(rfcUser())).body;
+    const managed = await patch(u.id, [{ op: 'replace', path: `${ENTERPRISE}:manager`, value: { value: boss.id } }]);
+    expect(managed.status).toBe(200);
+    expect(managed.body[ENTERPRISE].manager.value).toBe(boss.id);
+    expect(Number((await ctx.db('users').where({ id: Number(u.id) }).first('parent_id')).parent_id)).toBe(Number(boss.id));
+    expect(await treeProblems(ctx.db)).toEqual([]);
+    // nothing to change is fine, and the change together with active true reactivates it
     expect((await patch(u.id, [{ op: 'replace', path: 'active', value: false }])).status).toBe(200);
     const back = await patch(u.id, [{ op: 'replace', path: 'displayName', value: 'Back Again' }, { op: 'replace', path: 'active', value: true }]);
     expect(back.body).toMatchObject({ active: true, displayName: 'Back Again' });

@@ -128,9 +128,9 @@ export class ScimUsers {
     if (f.active) {
       if (changed || !current.is_active) await this.writes.reactivate(current.id, changes, call.actor, { taken: TAKEN, preconditions });
     } else if (!current.is_active) {
-      // a deactivated contact is read-only in the directory (no change, no feed entry): say so
-      // rather than drop the change, or the provider sends it again on every cycle
-      if (changed) throw new ScimError(400, 'mutability', 'This User is deactivated: send its changes together with active true to reactivate it');
+      // a deactivated User takes its provider's changes and stays deactivated: Entra ID keeps a
+      // disabled user's attributes in step, and a refusal would fail each of its sync cycles
+      if (changed) await this.writes.reactivate(current.id, changes, call.actor, { taken: TAKEN, preconditions, keepDeactivated: true });
     } else {
       if (!call.token.can_deactivate) throw NO_DEPROVISIONING();
       // a deactivated contact is read-only (ContactWrites): its last changes go first

@@ -208,9 +208,9 @@ export class ContactWrites {
     return result;
   }
 
-  /** A change that may also reactivate the contact (SCIM `active: true`), and a deactivation by its identity provider (SCIM `active: false`, DELETE): write/lifecycle.ts. */
-  reactivate(id: number, changes: ContactChanges, actor: Actor, options: { taken: TakenWords; preconditions?: Preconditions; revive?: boolean }): Promise<void> {
-    return reactivate(this.db, this.audit, { id, changes, actor, taken: options.taken, preconditions: options.preconditions ?? UNCONDITIONAL, revive: options.revive });
+  /** A change that may also reactivate the contact (SCIM `active: true`, or keep it deactivated), and a deactivation by its identity provider (SCIM `active: false`, DELETE): write/lifecycle.ts. */
+  reactivate(id: number, changes: ContactChanges, actor: Actor, options: { taken: TakenWords; preconditions?: Preconditions; revive?: boolean; keepDeactivated?: boolean }): Promise<void> {
+    return reactivate(this.db, this.audit, { id, changes, actor, ...options, preconditions: options.preconditions ?? UNCONDITIONAL });
   }
   deactivate = (id: number, actor: Actor, options: { deprovision: boolean; preconditions?: Preconditions }): Promise<void> => deactivate(this.db, this.audit, { id, actor, deprovision: options.deprovision, preconditions: options.preconditions ?? UNCONDITIONAL });
 

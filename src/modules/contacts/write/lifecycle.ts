@@ -28,23 +28,31 @@ async function ownContact(trx: Parameters<typeof findUserRow>[0], actor: Actor, 
 /**
  * A deactivated contact made active again, with `changes` (parent_id among them) checked as any
  * change is; a contact that is active just takes the changes. With `revive`, a contact its
- * provider deleted comes back too (the provider creates it again).
+ * provider deleted comes back too (the provider creates it again). With `keepDeactivated`, a
+ * deactivated contact takes the changes and stays deactivated: an identity provider keeps a
+ * disabled user's attributes in step (Entra ID sends them), and refusing them would fail each
+ * of its sync cycles.
  */
-export async function reactivate(db: Db, audit: AuditTrail, args: { id: number; changes: ContactChanges; actor: Actor; preconditions: Preconditions; taken: TakenWords; revive?: boolean }): Promise<void> {
+export async function reactivate(
+  db: Db,
+  audit: AuditTrail,
+  args: { id: number; changes: ContactChanges; actor: Actor; preconditions: Preconditions; taken: TakenWords; revive?: boolean; keepDeactivated?: boolean },
+): Promise<void> {
   const { id, changes, actor, taken } = args;
   const claim: UniqueClaim = { fields: changes, exceptId: id, taken };
   await changeDirectory(
     db,
     async (trx) => {
       const before = await ownContact(trx, actor, id, args.preconditions, args.revive);
-      const current = before.is_active ? before : await reactivateContact(trx, before);
+      const staying = before.is_active || args.keepDeactivated === true;
+      const current = staying ? before : await reactivateContact(trx, before);
       const { parent_id: parentId, ...fields } = changes;
       const parent = parentId === undefined ? undefined : parentId === null ? null : { id: parentId };
       throwFirst(await checkContacts(trx, actor, { creates: [], changes: [{ ref: 0, current, changes: fields, parent }] }, taken));
       await updateContact(trx, current, changes, { checked: true });
-      const recorded = changesOf({ ...before }, { ...changes, is_active: true });
+      const recorded = changesOf({ ...before }, staying ? changes : { ...changes, is_active: true });
       if (Object.keys(recorded).length > 0) {
-        const action = before.is_active ? 'contact.update' : 'contact.reactivate';
+        const action = staying ? 'contact.update' : 'contact.reactivate';
         await audit.record(trx, actor, { action, targetType: 'contact', targetId: id, organizationId: current.organization_id, changes: recorded });
       }
     },
