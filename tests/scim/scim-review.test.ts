@@ -143,6 +143,8 @@ describe('discovery, filters, If-Match, inactive users, the change feed', () => 
     // recorded as an update, not a reactivation, and read back as the provider sent it
     const trail = await ctx.db('audit_events').where({ target_type: 'contact', target_id: Number(u.id) }).orderBy('id', 'desc').first('action');
     expect(trail.action).toBe('contact.update');
+    const feed = await ctx.db('contact_changes').where({ contact_id: Number(u.id) }).orderBy('version', 'desc').first('type');
+    expect(feed.type).toBe('updated');
     expect((await scim().get(`/scim/v2/Users/${u.id}`).set(scimAuth(org.secret))).body).toMatchObject({ active: false, displayName: 'Changed While Disabled' });
     // its manager too: the deactivated contact moves in the tree, which stays sound
     const boss = (await post(rfcUser())).body;
