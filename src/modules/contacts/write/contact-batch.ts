@@ -10,6 +10,7 @@ import type { ChangePlaces } from './change-places';
 import { parentsFirst } from './parent-rules';
 import { updateContact, type ContactChanges, type ContactInsert } from '../data/contact.writer';
 import { insertContactForest } from '../data/forest.writer';
+import { flushGramChanges } from '../data/gram-changes';
 import type { NewPlaces } from '../data/new-contacts';
 
 /** What a batch wrote: the new contacts' ids (in the batch's order), and the changed contacts' ids. */
@@ -33,7 +34,8 @@ const WRITES_AT_ONCE = 2000;
  * Writes a batch that passed checkBatch (`places`: its new contacts' places, `changed`: its
  * changes'), in the caller's transaction under the directory lock: the new contacts as one
  * forest (forest.writer.ts), each made again when its row is inserted, then the changes,
- * parents first, each chunk made again when it is written. A rule that only the write can see
+ * parents first, each chunk made again when it is written and its search grams written after
+ * it. A rule that only the write can see
  * (a unit change of a contact with children, or a cycle that an earlier change of the batch
  * would close for a moment) stops it: it comes back as the failure of its item, and the
  * caller rolls back.
@@ -62,6 +64,8 @@ export async function writeBatch(
         return { ref: c.ref, code: 'write', error: err };
       }
     }
+    // changeMany runs alone in its transaction: the chunk's grams can go in now
+    await flushGramChanges(trx);
   }
   // the ids alone: the places are let go of
   const ids = created.ids;
