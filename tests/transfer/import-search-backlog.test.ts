@@ -131,4 +131,24 @@ describe('the search backlog: an import\'s search grams, written after its commi
     await expectGramsOfCurrentValues(ids);
     expect(await searchIds(`imported ${b}`)).toEqual([ids[1]]);
   });
+
+  it('an upsert of more contacts than the writer makes at once (2,000) gives each the grams of its new values', async () => {
+    const tag = tagOf('UG');
+    const unitCode = String((await ctx.db('units').where({ id: unit.id }).first('code')).code);
+    const designation = String((await ctx.db('designations').where({ id: designationId }).first('name')).name);
+    const sns = Array.from({ length: 2050 }, (_, i) => `${tag}-${i}`);
+    const row = (sn: string, name: string, phone: string) => [name, sn, `${sn.toLowerCase()}@backlog.test`, phone, unitCode, designation, ''];
+    expect((await importCsv(ctx, admin, csv([HEADER, ...sns.map((sn) => row(sn, `Before ${sn}`, '01700000000'))]))).status).toBe(200);
+    while ((await drainSearchBacklog(ctx.db)) > 0);
+    const res = await importCsv(ctx, admin, csv([HEADER, ...sns.map((sn, i) => row(sn, `After ${sn}`, `0181${String(i).padStart(7, '0')}`))]), '?mode=upsert');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ created: 0, updated: sns.length, unchanged: 0 });
+    const users = await ctx.db('users').whereIn('service_no', sns).select('id', ...SEARCH_FIELDS);
+    const stored = new Map<number, number[]>();
+    for (const g of await ctx.db('contact_search_grams').whereIn('contact_id', users.map((u) => u.id)).select('contact_id', 'gram')) {
+      stored.set(Number(g.contact_id), [...(stored.get(Number(g.contact_id)) ?? []), Number(g.gram)]);
+    }
+    for (const u of users) expect((stored.get(Number(u.id)) ?? []).sort((a, b) => a - b)).toEqual(contactGrams(u));
+    expect(await searchIds(`after ${sns[2049]}`.toLowerCase())).toEqual([Number(users.find((u) => u.service_no === sns[2049])!.id)]);
+  }, 120_000);
 });

@@ -44,7 +44,7 @@ export { checkDirectory, directorySound, FINDINGS, repairDirectory, type Directo
 export { directoryChangesInFlight, onDirectoryCommit } from './data/tree/change-queue';
 export { ContactWrites, type WriteWords } from './write/contact-writes.service';
 export type { BatchCreate } from './write/contact-batch';
-export type { NewContacts, ParentRef as ContactParent, PlannedChange, RuleFailure } from './write/contact-change';
+export type { ChangeSource, NewContacts, ParentRef as ContactParent, PlannedChange, RuleFailure } from './write/contact-change';
 export { insertContact, type ContactChanges, type ContactInsert } from './data/contact.writer';
 export { markSignedIn, revokeTokensOfRole, setPassword } from './data/account.writer';
 export { changeDirectory, type UniqueField } from './data/uniqueness';

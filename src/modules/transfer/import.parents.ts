@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { findUserRows, type UserRow } from '../contacts';
+import { findUserRows } from '../contacts';
 import type { KeyTable } from '../../lib/key-table';
 import type { FileRows, ParentRef } from './import.rows';
 
@@ -26,15 +26,15 @@ export class Parents {
 
   /**
    * Finds the parents of the rows `slice` (indexes of rows that hold their service numbers,
-   * `sns`), those outside the file by one query at most. `current`: the contacts that rows
-   * of the file change (upsert), by row index.
+   * `sns`), those outside the file by one query at most. `changes`: by row index, the id of
+   * the contact the row changes (upsert), 0 where it changes none.
    */
   async resolve(
     trx: Knex.Transaction,
     rows: FileRows,
     slice: ArrayLike<number>,
     sns: KeyTable,
-    current: ReadonlyMap<number, UserRow>,
+    changes: ArrayLike<number>,
     fail: (row: number, field: string, message: string) => void,
   ): Promise<void> {
     const outside = new Set<string>();
@@ -49,7 +49,7 @@ export class Parents {
       const i = slice[k];
       const p = rows.values(i).parent_service_no;
       if (p === undefined) {
-        if (!current.has(i)) this.kind[i] = ROOT;
+        if (!changes[i]) this.kind[i] = ROOT;
         continue;
       }
       if (p === null) {
@@ -58,7 +58,7 @@ export class Parents {
       }
       const inFile = sns.get(p);
       // a contact of the directory that the file also holds may change: it is placed as a row is
-      if (inFile !== undefined) this.set(i, current.has(inFile) ? CONTACT : ROW, current.get(inFile)?.id ?? 0);
+      if (inFile !== undefined) this.set(i, changes[inFile] ? CONTACT : ROW, changes[inFile]);
       else if (directory.has(p)) this.set(i, CONTACT, directory.get(p)!);
       else fail(rows.row(i), 'parent_service_no', `Parent contact not found: ${p}`);
     }

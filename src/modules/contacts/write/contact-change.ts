@@ -28,7 +28,7 @@ export interface PlannedChange {
 
 export interface ContactBatch {
   creates: NewContacts;
-  changes: readonly PlannedChange[];
+  changes: BatchChanges;
 }
 
 /**
@@ -39,6 +39,27 @@ export interface ContactBatch {
 export interface NewContacts<T extends PlannedCreate = PlannedCreate> {
   readonly length: number;
   at(k: number): T | undefined;
+}
+
+/**
+ * A batch's changes of existing contacts: an array, or a source that makes the changes asked
+ * for, by index, each time it is asked. An import's 100,000 changes held at once would each
+ * keep its contact's current row (some 670 bytes), so the rules and the writer ask for a
+ * chunk at a time and let go of it. A source reads the chunk's current rows again in the
+ * caller's transaction, which holds the directory lock: they are the rows its plan saw.
+ */
+export interface ChangeSource {
+  readonly length: number;
+  /** The changes of the indexes `ks` (each below `length`), in that order. */
+  make(ks: ArrayLike<number>): Promise<PlannedChange[]>;
+}
+
+export type BatchChanges = readonly PlannedChange[] | ChangeSource;
+
+/** The changes of the indexes `ks` of a batch's changes, made now where they come from a source. */
+export async function changesAt(changes: BatchChanges, ks: ArrayLike<number>): Promise<readonly PlannedChange[]> {
+  if ('make' in changes) return changes.make(ks);
+  return Array.from(ks, (k) => changes[k]);
 }
 
 /**

@@ -5,9 +5,10 @@ import { findUserRows } from '../data/users.queries';
 import { externalIdHolders, referencedRows } from '../data/references.queries';
 import { TimeSlices } from '../../../lib/yield';
 import { NewPlaces } from '../data/new-contacts';
-import { subjectsOf, type ContactBatch, type PlannedCreate, type RuleFailure, type Subject } from './contact-change';
+import { changesAt, subjectsOf, type ContactBatch, type PlannedCreate, type RuleFailure, type Subject } from './contact-change';
 import type { ContactChanges } from '../data/contact.writer';
 import { checkParents } from './parent-rules';
+import { ChangePlaces } from './change-places';
 import type { UniqueField } from '../data/uniqueness';
 
 /**
@@ -29,7 +30,7 @@ const REFERENCE_TABLES: ReadonlyArray<[keyof ContactChanges & `${string}_id`, st
   ['role_id', 'roles', 'Unknown role'],
 ];
 
-/** New contacts checked at once (made as objects, checked, let go of): an import's 100,000 in slices. */
+/** New contacts or changes checked at once (made as objects, checked, let go of): an import's 100,000 in slices. */
 const RULES_AT_ONCE = 2000;
 
 /**
@@ -42,19 +43,20 @@ export async function checkContacts(trx: Knex.Transaction, actor: AuthContext, b
 }
 
 /**
- * checkContacts, and the new contacts' places as numbers for the forest writer. The new
- * contacts are made and checked RULES_AT_ONCE at a time, each rule of one contact alone
- * (reach, references, uniqueness against the directory), and noted in `places`; the parents
- * are checked last, over the whole batch. A contact's failures come in the order a single
- * request meets them; the new contacts' come before the changes' of each rule, as a batch of
- * one would have them (an import sorts them by row).
+ * checkContacts, and the batch's places as numbers: the new contacts' for the forest writer,
+ * the changes' for the order of the writes. The new contacts, then the changes, are made and
+ * checked RULES_AT_ONCE at a time, each rule of one contact alone (reach, references,
+ * uniqueness against the directory), and noted in `places` and `changed`; the parents are
+ * checked last, over the whole batch, as numbers. A contact's failures come in the order a
+ * single request meets them; the new contacts' come before the changes', each chunk's rule by
+ * rule (an import sorts them by row).
  */
 export async function checkBatch(
   trx: Knex.Transaction,
   actor: AuthContext,
   batch: ContactBatch,
   taken: TakenWords = CONTACT_TAKEN,
-): Promise<{ failures: RuleFailure[]; places: NewPlaces }> {
+): Promise<{ failures: RuleFailure[]; places: NewPlaces; changed: ChangePlaces }> {
   const failures: RuleFailure[] = [];
   const within = roleReach(trx, actor);
   const places = new NewPlaces(batch.creates.length);
@@ -70,10 +72,15 @@ export async function checkBatch(
     await checkEach(trx, actor, subjectsOf({ creates, changes: [] }), taken, within, failures);
   }
   places.resolve();
-  const changed = subjectsOf({ creates: [], changes: batch.changes });
-  await checkEach(trx, actor, changed, taken, within, failures);
+  const changed = new ChangePlaces(batch.changes.length);
+  for (let at = 0; at < batch.changes.length; at += RULES_AT_ONCE) {
+    const ks = Array.from({ length: Math.min(RULES_AT_ONCE, batch.changes.length - at) }, (_, i) => at + i);
+    const changes = await changesAt(batch.changes, ks);
+    for (const c of changes) changed.note(c, places);
+    await checkEach(trx, actor, subjectsOf({ creates: [], changes }), taken, within, failures);
+  }
   await checkParents(trx, places, changed, failures);
-  return { failures, places };
+  return { failures, places, changed };
 }
 
 /** The rules of one contact alone, for each of `subjects`. */

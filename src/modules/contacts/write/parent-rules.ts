@@ -4,41 +4,39 @@ import { TimeSlices } from '../../../lib/yield';
 import { findUserRows } from '../data/users.queries';
 import { lineageOf } from '../data/tree/lineage';
 import { TOP, UNDER_CONTACT, UNDER_NEW, type NewPlaces } from '../data/new-contacts';
-import type { PlannedChange, RuleCode, RuleFailure, Subject } from './contact-change';
+import type { RuleCode, RuleFailure } from './contact-change';
+import { lastAtMost, STAYS, type ChangePlaces } from './change-places';
 
 /**
  * Each parent given is an active contact of the directory or a new contact of the batch, of
  * the contact's organization, in the unit the contact will be in, and following parents up
  * from it (the batch's new ones where it changes them, the directory's elsewhere) never comes
- * back to it. The new contacts come as numbers by index (`created`: an import's 100,000 are not
- * an object each), the changes as subjects. A batch of 100,000 is checked in slices that let
+ * back to it. The new contacts and the changes come as numbers by index (`created`, `changed`:
+ * an import's 100,000 are not an object each). A batch of 100,000 is checked in slices that let
  * other requests run. Failures come in the batch's order: the new contacts', then the changes'.
  */
-export async function checkParents(trx: Knex.Transaction, created: NewPlaces, changed: Subject[], failures: RuleFailure[]): Promise<void> {
-  const moving = changed.filter((s) => s.parent);
-  let newMoving = false;
-  for (let k = 0; k < created.count && !newMoving; k++) newMoving = created.kind[k] !== TOP;
-  if (moving.length === 0 && !newMoving) return;
+export async function checkParents(trx: Knex.Transaction, created: NewPlaces, changed: ChangePlaces, failures: RuleFailure[]): Promise<void> {
+  let moving = false;
+  for (let c = 0; c < changed.count && !moving; c++) moving = changed.movesUnder(c);
+  for (let k = 0; k < created.count && !moving; k++) moving = created.kind[k] !== TOP;
+  if (!moving) return;
   const fail = (ref: number, code: RuleCode, message: string) => failures.push({ ref, code, error: BadRequestError.field('parent_id', message) });
-  const changedById = new Map(changed.map((s) => [s.id!, s]));
-  const parentIdSet = new Set<number>();
-  for (let k = 0; k < created.count; k++) if (created.kind[k] === UNDER_CONTACT) parentIdSet.add(created.parent[k]);
-  for (const s of moving) if (s.parent && 'id' in s.parent) parentIdSet.add(s.parent.id);
-  const parentIds = [...parentIdSet];
-  const parents = new Map((await findUserRows(trx, parentIds)).map((u) => [u.id, u]));
+  const parents = await ParentRows.read(trx, created, changed);
   // the directory's parents of every contact above the new parents
-  const lineage = await lineageOf(trx, parentIds);
+  const lineage = await lineageOf(trx, Array.from(parents.ids));
 
   // a node is a contact's id, or -(k + 1) for new contact k; null: above the top
-  const newNode = (k: number | undefined) => (k === undefined ? null : -(k + 1));
   const up = (node: number): number | null => {
     if (node < 0) {
       const k = -node - 1;
       const kind = created.kind[k];
       return kind === UNDER_CONTACT ? created.parent[k] : kind === UNDER_NEW ? -(created.parent[k] + 1) : null;
     }
-    const s = changedById.get(node);
-    if (s && s.parent !== undefined) return s.parent === null ? null : 'id' in s.parent ? s.parent.id : newNode(created.indexOf(s.parent.serviceNo));
+    const c = changed.indexOf(node);
+    if (c !== undefined && changed.kind[c] !== STAYS) {
+      const kind = changed.kind[c];
+      return kind === UNDER_CONTACT ? changed.parent[c] : kind === UNDER_NEW ? -(changed.parent[c] + 1) : null;
+    }
     return lineage.get(node)?.parent_id ?? null;
   };
 
@@ -52,9 +50,10 @@ export async function checkParents(trx: Knex.Transaction, created: NewPlaces, ch
     return null;
   };
   const underContact = (id: number, unitId: number | undefined, organizationId: number | undefined): Wrong => {
-    const row = parents.get(id);
-    if (!row || !row.is_active) return missing;
-    return samePlace(changedById.get(id)?.unitId ?? row.unit_id, row.organization_id, unitId, organizationId);
+    const p = parents.indexOf(id);
+    if (p === undefined || !parents.active[p]) return missing;
+    const c = changed.indexOf(id);
+    return samePlace(c !== undefined ? changed.unit[c] : parents.unit[p], parents.organization[p], unitId, organizationId);
   };
   const underNew = (k: number | undefined, unitId: number | undefined, organizationId: number | undefined): Wrong =>
     k === undefined ? missing : samePlace(created.unit[k] || undefined, created.organization[k] || undefined, unitId, organizationId);
@@ -71,13 +70,15 @@ export async function checkParents(trx: Knex.Transaction, created: NewPlaces, ch
     if (wrong) fail(created.ref[k], ...wrong);
     else placedNew[k] = 1;
   }
-  const placed: Subject[] = [];
-  for (const s of moving) {
+  const placed = new Uint8Array(changed.count);
+  for (let c = 0; c < changed.count; c++) {
     if (slices.due()) await slices.pause();
-    const parent = s.parent!;
-    const wrong = 'id' in parent ? underContact(parent.id, s.unitId, s.organizationId) : underNew(created.indexOf(parent.serviceNo), s.unitId, s.organizationId);
-    if (wrong) fail(s.ref, ...wrong);
-    else placed.push(s);
+    if (!changed.movesUnder(c)) continue;
+    const [kind, unitId, organizationId] = [changed.kind[c], changed.unit[c], changed.organization[c]];
+    const wrong = kind === UNDER_CONTACT ? underContact(changed.parent[c], unitId, organizationId)
+      : underNew(kind === UNDER_NEW ? changed.parent[c] : undefined, unitId, organizationId);
+    if (wrong) fail(changed.ref[c], ...wrong);
+    else placed[c] = 1;
   }
 
   // cycles, each node walked once: 1 while on the walk being made, 2 once known to end at a
@@ -112,32 +113,84 @@ export async function checkParents(trx: Knex.Transaction, created: NewPlaces, ch
     if (slices.due()) await slices.pause();
     if (placedNew[k]) walkFrom(-(k + 1));
   }
-  for (const s of placed) {
+  for (let c = 0; c < changed.count; c++) {
     if (slices.due()) await slices.pause();
-    walkFrom(s.id!);
+    if (placed[c]) walkFrom(changed.id[c]);
   }
   const cycle = 'Cannot move a contact under itself or one of its descendants';
   for (let k = 0; k < created.count; k++) if (placedNew[k] && newState[k] === 3) fail(created.ref[k], 'parent_cycle', cycle);
-  for (const s of placed) if (inCycle.has(s.id!)) fail(s.ref, 'parent_cycle', cycle);
+  for (let c = 0; c < changed.count; c++) if (placed[c] && inCycle.has(changed.id[c])) fail(changed.ref[c], 'parent_cycle', cycle);
 }
 
-/** The order to write a batch's changes in: a change whose new parent is changed in the same batch after that parent's. */
-export function parentsFirst(changes: readonly PlannedChange[]): PlannedChange[] {
-  const byId = new Map(changes.map((c) => [c.current.id, c]));
-  const level = new Map<PlannedChange, number>();
-  for (const c of changes) {
-    // up the batch's own parents to one whose level is known (or none), then down again; the
-    // batch has no cycle here (checkContacts refused it), and `seen` keeps a bad caller finite
-    const chain: PlannedChange[] = [];
-    const seen = new Set<PlannedChange>();
-    let at: PlannedChange | undefined = c;
-    while (at && !level.has(at) && !seen.has(at)) {
-      seen.add(at);
-      chain.push(at);
-      at = at.parent && 'id' in at.parent ? byId.get(at.parent.id) : undefined;
+/** The contacts of the directory given as parents, as numbers: each once, by id. */
+class ParentRows {
+  private constructor(
+    /** sorted ascending */
+    readonly ids: Float64Array,
+    readonly active = new Uint8Array(ids.length),
+    readonly unit = new Float64Array(ids.length),
+    readonly organization = new Float64Array(ids.length),
+    /** 1 where the id names a row */
+    private readonly found = new Uint8Array(ids.length),
+  ) {}
+
+  /** The parents that the new contacts and the changes give by id, read a thousand at a time. */
+  static async read(trx: Knex.Transaction, created: NewPlaces, changed: ChangePlaces): Promise<ParentRows> {
+    const given: number[] = [];
+    for (let k = 0; k < created.count; k++) if (created.kind[k] === UNDER_CONTACT) given.push(created.parent[k]);
+    for (let c = 0; c < changed.count; c++) if (changed.kind[c] === UNDER_CONTACT) given.push(changed.parent[c]);
+    const sorted = Float64Array.from(given).sort();
+    given.length = 0;
+    let n = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i];
+    const parents = new ParentRows(sorted.slice(0, n));
+    for (let at = 0; at < n; at += ROWS_AT_ONCE) {
+      for (const u of await findUserRows(trx, Array.from(parents.ids.subarray(at, at + ROWS_AT_ONCE)))) {
+        const p = parents.placeOf(u.id);
+        [parents.found[p], parents.active[p], parents.unit[p], parents.organization[p]] = [1, u.is_active ? 1 : 0, u.unit_id, u.organization_id];
+      }
     }
-    let l = at && level.has(at) ? level.get(at)! : -1;
-    for (let i = chain.length - 1; i >= 0; i--) level.set(chain[i], ++l);
+    return parents;
   }
-  return [...changes].sort((a, b) => level.get(a)! - level.get(b)!);
+
+  /** The place of the contact `id` among the parents, if it is one that names a row. */
+  indexOf(id: number): number | undefined {
+    const at = this.placeOf(id);
+    return at >= 0 && this.ids[at] === id && this.found[at] ? at : undefined;
+  }
+
+  /** The place of the last id at most `id`. */
+  private placeOf(id: number): number {
+    return lastAtMost(this.ids.length, (i) => this.ids[i], id);
+  }
+}
+
+/** Rows of parents read by one query. */
+const ROWS_AT_ONCE = 1000;
+
+/**
+ * The order to write a batch's changes in, as their indexes: a change whose new parent is
+ * changed in the same batch after that parent's, the others in the batch's order.
+ */
+export function parentsFirst(changed: ChangePlaces): Uint32Array {
+  const level = new Int32Array(changed.count).fill(-1);
+  // the walk each change was last seen on, + 1
+  const seenOn = new Int32Array(changed.count);
+  const chain: number[] = [];
+  for (let c = 0; c < changed.count; c++) {
+    // up the batch's own parents to one whose level is known (or none), then down again; the
+    // batch has no cycle here (checkContacts refused it), and `seenOn` keeps a bad caller finite
+    chain.length = 0;
+    let at: number | undefined = c;
+    while (at !== undefined && level[at] < 0 && seenOn[at] !== c + 1) {
+      seenOn[at] = c + 1;
+      chain.push(at);
+      at = changed.kind[at] === UNDER_CONTACT ? changed.indexOf(changed.parent[at]) : undefined;
+    }
+    let l = at !== undefined && level[at] >= 0 ? level[at] : -1;
+    for (let i = chain.length - 1; i >= 0; i--) level[chain[i]] = ++l;
+  }
+  const order = new Uint32Array(changed.count);
+  for (let c = 0; c < changed.count; c++) order[c] = c;
+  return order.sort((a, b) => level[a] - level[b] || a - b);
 }
