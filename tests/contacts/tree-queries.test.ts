@@ -48,6 +48,9 @@ describe('each listing costs a constant number of queries, whatever the size of 
     unitId = (await createUnit(ctx)).id;
     departmentId = (await createDepartment(ctx, unitId)).id;
     rootId = (await createUser(ctx, { unit_id: unitId, name: 'Root of all' })).id;
+    // the units and departments are counted once per reference version, which a write of
+    // contacts does not change: counted here, as any earlier call would have
+    expect((await request(ctx.app).get('/api/contacts/statistics').set(bearer(admin))).status).toBe(200);
   });
 
   const get = (path: string) => () => request(ctx.app).get(path).set(bearer(admin));
