@@ -2,7 +2,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { inTransaction, isUnavailable, writeRows, type Db } from '../../src/lib/db';
 import { isMysql } from '../helpers/config';
-import { setupTestContext } from '../helpers/context';
+import { setupOwnTestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
 import { COM_QUERY, COM_STMT_EXECUTE, COM_STMT_PREPARE, serviceBehindProxy, type FreezableProxy, type SentCommand } from '../helpers/freezable-proxy';
 import { contractApp } from '../helpers/openapi';
@@ -36,7 +36,9 @@ const nthExecute = (n: number) => {
 const isSession = (sql: string) => sql.includes('`directory_version`');
 
 describeMysql('a database server that freezes with connections open', () => {
-  const ctx = setupTestContext();
+  // a database of its own: on the shared one, another file's import holds the directory lock for
+  // seconds, and a change here, limited to LIMIT_MS, answered 503 again after the thaw
+  const ctx = setupOwnTestContext('frozen');
   let user: TestUser;
 
   beforeAll(async () => {

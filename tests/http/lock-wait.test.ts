@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { isMysql } from '../helpers/config';
-import { setupTestContext } from '../helpers/context';
+import { setupOwnTestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
 import { holdDirectoryLock } from '../helpers/tree';
 
@@ -13,9 +13,9 @@ import { holdDirectoryLock } from '../helpers/tree';
  * for its one connection instead).
  */
 (isMysql() ? describe : describe.skip)('a write that waits too long for the directory lock', () => {
-  // limits with room for this file's own set-up statements, which share them: beside the other
-  // test files' 100,000-row imports on the same server one of those took over a second
-  const ctx = setupTestContext({ DB_QUERY_TIMEOUT_MS: '3000', DB_ACQUIRE_TIMEOUT_MS: '4000' });
+  // a database of its own: on the shared one, another file's import holds the directory lock
+  // too, for longer than these limits; they leave room for this file's own set-up statements
+  const ctx = setupOwnTestContext('lockwait', { DB_QUERY_TIMEOUT_MS: '3000', DB_ACQUIRE_TIMEOUT_MS: '4000' });
   let admin: TestUser;
   beforeAll(async () => {
     admin = await createUser(ctx, { role: 'Super_admin' });
