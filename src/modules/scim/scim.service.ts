@@ -62,7 +62,7 @@ export class ScimUsers {
     const deleted = await deprovisionedAccountId(this.db, call.actor.organizationId, f.email);
     if (deleted !== null) {
       const { role_id: _role, organization_id: _org, ...changes } = fields;
-      await this.writes.reactivate(deleted, { ...changes, parent_id: f.parent_id ?? null }, call.actor, { taken: TAKEN, revive: true });
+      await this.writes.providerChange(deleted, { ...changes, parent_id: f.parent_id ?? null }, call.actor, { taken: TAKEN, activate: true, revive: true });
       if (!f.active) await this.writes.deactivate(deleted, call.actor, { deprovision: false });
       return this.get(call, deleted);
     }
@@ -126,11 +126,11 @@ export class ScimUsers {
     if (f.parent_id !== undefined && f.parent_id !== current.parent_id) changes.parent_id = f.parent_id;
     const changed = Object.keys(changes).length > 0;
     if (f.active) {
-      if (changed || !current.is_active) await this.writes.reactivate(current.id, changes, call.actor, { taken: TAKEN, preconditions });
+      if (changed || !current.is_active) await this.writes.providerChange(current.id, changes, call.actor, { taken: TAKEN, activate: true, preconditions });
     } else if (!current.is_active) {
       // a deactivated User takes its provider's changes and stays deactivated: Entra ID keeps a
       // disabled user's attributes in step, and a refusal would fail each of its sync cycles
-      if (changed) await this.writes.reactivate(current.id, changes, call.actor, { taken: TAKEN, preconditions, keepDeactivated: true });
+      if (changed) await this.writes.providerChange(current.id, changes, call.actor, { taken: TAKEN, activate: false, preconditions });
     } else {
       if (!call.token.can_deactivate) throw NO_DEPROVISIONING();
       // a deactivated contact is read-only (ContactWrites): its last changes go first

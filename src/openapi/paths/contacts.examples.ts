@@ -70,10 +70,10 @@ export const contactsHierarchical = [
 ];
 
 /** The compact tree a write answers with: the contact's branch (here its parent, a root, and it). */
-export const unitTreeExample = [
+export const branchTreeExample = [
   { id: 17, name: 'Kamal Hossain', parent_id: null, children: [{ id: 42, name: 'Ayesha Rahman', parent_id: 17, children: [] }] },
 ];
-export const contactAndTreeExample = { contact: contactExample, tree: unitTreeExample };
+export const contactAndTreeExample = { contact: contactExample, tree: branchTreeExample };
 
 export const contactStatistics = { total_contacts: 2, root_contacts: 1, child_contacts: 1, super_admins: 0, admins: 1, regular_users: 1 };
 

@@ -139,9 +139,14 @@ export class ContactReads {
     };
   }
 
-  /** A write's `data.tree` (docs/api.md): the contact's branch, or with `tree_scope=unit` its unit's whole tree. */
-  writeTree(contact: { id: number; unit_id: number }, scope: TreeScope = 'contact') {
-    return scope === 'unit' ? this.unitTreeCompact(contact.unit_id) : this.contactTreeCompact(contact.id);
+  /**
+   * A create's or a move's answer (docs/api.md): the contact, and as `tree` its branch or, with
+   * `tree_scope=unit`, its unit's whole tree; the two read side by side (on two connections on MySQL).
+   */
+  async written(id: number, unitId: number, scope: TreeScope = 'contact') {
+    const tree = scope === 'unit' ? this.unitTreeCompact(unitId) : this.contactTreeCompact(id);
+    const [contact, compact] = await Promise.all([this.get(id), tree]);
+    return { contact, tree: compact };
   }
 
   /** The active contacts of a unit as a compact tree ({id, name, parent_id, children}). */

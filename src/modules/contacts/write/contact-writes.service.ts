@@ -15,7 +15,7 @@ import { checkContacts, CONTACT_TAKEN, outsideOrganization, throwFirst, type Tak
 import { byOrganization, changeMany, type BatchOptions, type BatchPlan, type BatchResult } from './contact-batch';
 import type { SearchBacklog } from '../data/backlog';
 import { changeDirectory, type UniqueClaim } from '../data/uniqueness';
-import { deactivate, reactivate } from './lifecycle';
+import { deactivate, providerChange } from './lifecycle';
 
 export type CreateContactInput = Omit<ContactInsert, 'password_hash' | 'organization_id' | 'branch' | 'sub_branch'> & {
   password?: string;
@@ -77,8 +77,7 @@ export class ContactWrites {
   async create(input: CreateContactInput, actor: Actor, scope?: TreeScope) {
     const { password, ...fields } = input;
     const id = await this.insert({ ...fields, organization_id: actor.organizationId }, password ?? null, actor);
-    const contact = await this.reads.get(id);
-    return { contact, tree: await this.reads.writeTree(contact, scope) };
+    return this.reads.written(id, fields.unit_id, scope);
   }
 
   /**
@@ -152,7 +151,7 @@ export class ContactWrites {
       await this.recordChange(trx, actor, 'contact.move', current, changesOf({ ...current }, { parent_id: parentId }));
       return current.unit_id;
     });
-    return { contact: await this.reads.get(id), tree: await this.reads.writeTree({ id, unit_id: unitId }, scope) };
+    return this.reads.written(id, unitId, scope);
   }
 
   async bulkDelete(ids: number[], actor: Actor) {
@@ -208,9 +207,9 @@ export class ContactWrites {
     return result;
   }
 
-  /** A change that may also reactivate the contact (SCIM `active: true`, or keep it deactivated), and a deactivation by its identity provider (SCIM `active: false`, DELETE): write/lifecycle.ts. */
-  reactivate(id: number, changes: ContactChanges, actor: Actor, options: { taken: TakenWords; preconditions?: Preconditions; revive?: boolean; keepDeactivated?: boolean }): Promise<void> {
-    return reactivate(this.db, this.audit, { id, changes, actor, ...options, preconditions: options.preconditions ?? UNCONDITIONAL });
+  /** An identity provider's change of a user, which may reactivate it (SCIM `active: true`), and its deactivation (SCIM `active: false`, DELETE): write/lifecycle.ts. */
+  providerChange(id: number, changes: ContactChanges, actor: Actor, options: { taken: TakenWords; activate: boolean; preconditions?: Preconditions; revive?: boolean }): Promise<void> {
+    return providerChange(this.db, this.audit, { id, changes, actor, ...options, preconditions: options.preconditions ?? UNCONDITIONAL });
   }
   deactivate = (id: number, actor: Actor, options: { deprovision: boolean; preconditions?: Preconditions }): Promise<void> => deactivate(this.db, this.audit, { id, actor, deprovision: options.deprovision, preconditions: options.preconditions ?? UNCONDITIONAL });
 

@@ -9,9 +9,9 @@ import { changeDirectory, type UniqueClaim } from '../data/uniqueness';
 import { checkContacts, outsideOrganization, throwFirst, type TakenWords } from './contact-rules';
 
 /**
- * The two changes of a contact's life that only an identity provider makes (SCIM): bringing a
- * deactivated contact back with the attributes that came with it, and deleting one for good as
- * far as the provider is concerned. ContactWrites calls them; each runs under the directory lock
+ * The changes of a contact's life that only an identity provider makes (SCIM): a change of a
+ * user that may bring a deactivated contact back or leave it deactivated, and a deactivation or
+ * a delete for good as far as the provider is concerned. ContactWrites calls them; each runs under the directory lock
  * and checks the same rules as every other change (contact-rules.ts).
  */
 
@@ -26,17 +26,17 @@ async function ownContact(trx: Parameters<typeof findUserRow>[0], actor: Actor, 
 }
 
 /**
- * A deactivated contact made active again, with `changes` (parent_id among them) checked as any
- * change is; a contact that is active just takes the changes. With `revive`, a contact its
- * provider deleted comes back too (the provider creates it again). With `keepDeactivated`, a
- * deactivated contact takes the changes and stays deactivated: an identity provider keeps a
- * disabled user's attributes in step (Entra ID sends them), and refusing them would fail each
- * of its sync cycles.
+ * A change that an identity provider sends for one of its users, `changes` (parent_id among
+ * them) checked as any change is. With `activate`, a deactivated contact becomes active again
+ * with it (SCIM `active: true`); without, the contact stays as active or deactivated as it is: a
+ * provider keeps a disabled user's attributes in step (Entra ID sends them), and refusing them
+ * would fail each of its sync cycles. With `revive`, a contact its provider deleted comes back
+ * too (the provider creates it again).
  */
-export async function reactivate(
+export async function providerChange(
   db: Db,
   audit: AuditTrail,
-  args: { id: number; changes: ContactChanges; actor: Actor; preconditions: Preconditions; taken: TakenWords; revive?: boolean; keepDeactivated?: boolean },
+  args: { id: number; changes: ContactChanges; actor: Actor; preconditions: Preconditions; taken: TakenWords; activate: boolean; revive?: boolean },
 ): Promise<void> {
   const { id, changes, actor, taken } = args;
   const claim: UniqueClaim = { fields: changes, exceptId: id, taken };
@@ -44,7 +44,7 @@ export async function reactivate(
     db,
     async (trx) => {
       const before = await ownContact(trx, actor, id, args.preconditions, args.revive);
-      const staying = before.is_active || args.keepDeactivated === true;
+      const staying = before.is_active || !args.activate;
       const current = staying ? before : await reactivateContact(trx, before);
       const { parent_id: parentId, ...fields } = changes;
       const parent = parentId === undefined ? undefined : parentId === null ? null : { id: parentId };
