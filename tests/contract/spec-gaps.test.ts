@@ -6,9 +6,8 @@ import { bearer, createUnit, createUser, type TestUser } from '../helpers/factor
 /**
  * Rules of the specification and DECISIONS.md that no other test pinned to their exact status
  * and message, found by a survey of every refusal rule against the tests (131 rules, 11 not
- * pinned). Each test sends one request that
- * the rule refuses and checks the whole error envelope, and that nothing changed where a write
- * was refused.
+ * pinned). Each test sends one request that the rule refuses and checks the whole error
+ * envelope, and that nothing changed where a write was refused.
  */
 
 // many requests from one address: the API limit must not answer in place of the rule under test
