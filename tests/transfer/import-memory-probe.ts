@@ -45,12 +45,17 @@ async function main(): Promise<void> {
   };
   const backlog = { schedule: () => undefined } as unknown as SearchBacklog;
   const passwords = new PasswordHasher(4);
-  const stages: Record<string, { rss_mib: number; heap_mib: number }> = {};
-  let base = { rss: 0, heap: 0 };
+  const stages: Record<string, Record<string, number>> = {};
+  let base = process.memoryUsage();
   const stage = (name: string) => {
     if (!stagesArg) return;
     gc();
-    stages[name] = { rss_mib: mib(process.memoryUsage.rss() - base.rss), heap_mib: mib(process.memoryUsage().heapUsed - base.heap) };
+    const now = process.memoryUsage();
+    // the heap V8 holds (used and not), and the buffers outside it, besides the RSS
+    stages[name] = {
+      rss_mib: mib(now.rss - base.rss), heap_mib: mib(now.heapUsed - base.heapUsed), heap_total_mib: mib(now.heapTotal - base.heapTotal),
+      external_mib: mib(now.external - base.external), array_buffers_mib: mib(now.arrayBuffers - base.arrayBuffers),
+    };
   };
   const real = new ContactWrites({ db, reads: new ContactReads({ db, index: null }), passwords, audit: new AuditTrail({ enabled: true }), backlog });
   // the stages, seen from the writer: its transaction starts once the rows are read
@@ -72,7 +77,7 @@ async function main(): Promise<void> {
   gc();
   gc();
 
-  base = { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed };
+  base = process.memoryUsage();
   writeFileSync('/proc/self/clear_refs', '5');
   let sampled = base.rss;
   const sampler = setInterval(() => (sampled = Math.max(sampled, process.memoryUsage.rss())), 1);

@@ -20,7 +20,8 @@ import { csvOf, fullRows, xlsxOf, type RowNames } from './import-memory-files';
  * "An import's memory"). A written upsert of the CSV's 100,000 contacts, every phone changed,
  * grows it by less than UPSERT_LIMIT, since the changes too are taken by index.
  * IMPORT_MEMORY_REPORT=1 prints what each run measures; IMPORT_MEMORY_STAGES=1 runs every
- * format, mode and dry run with the garbage collected at each stage (the figures of the docs).
+ * format, mode and dry run with the garbage collected at each stage (the figures of the docs);
+ * PROBE_NODE_ARGS adds Node.js flags to the probe's process (`--max-semi-space-size=2`, say).
  */
 
 const ROWS = 100_000;
@@ -57,7 +58,7 @@ interface Probed {
 function probe(config: Readonly<Config>, file: string, warmUp: string, mode: string, dryRun: boolean, stages = false): Promise<Probed> {
   // testConfig() takes SQLite's file from TEST_SQLITE_TEMPLATE: the probe imports into this file's own copy, not into the run's template
   const db = config.db.client === 'sqlite' ? { DB_CLIENT: 'sqlite', TEST_SQLITE_TEMPLATE: config.db.sqliteFilename } : { DB_NAME: config.db.database };
-  const args = ['--expose-gc', '--max-old-space-size=384', '--import', 'tsx', PROBE, file, warmUp, mode, String(dryRun), ...(stages ? ['stages'] : [])];
+  const args = ['--expose-gc', '--max-old-space-size=384', ...(process.env.PROBE_NODE_ARGS ? process.env.PROBE_NODE_ARGS.split(' ') : []), '--import', 'tsx', PROBE, file, warmUp, mode, String(dryRun), ...(stages ? ['stages'] : [])];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...db, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let [stdout, stderr] = ['', ''];
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
