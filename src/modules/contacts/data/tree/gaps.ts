@@ -10,6 +10,16 @@ import { ORD_LIMIT, writeLabels } from './labels';
 const WINDOW_SPACING = 2 ** 10;
 
 /**
+ * Rows placed together (an import's new rows, a moved subtree) get at least this much room
+ * each, four times what a relabel leaves: a run of rows packed denser than a relabel's spacing
+ * gives the next row put among them no window to spread, short of one that reaches past the
+ * whole run. The demo import of a million contacts packed 830,000 of them 830 apart before the
+ * first contact, and the first move among them relabelled every row of the directory (66 s
+ * under the lock; docs/performance.md, "Moves at a million contacts").
+ */
+export const GROUP_SPACING = 4 * WINDOW_SPACING;
+
+/**
  * Rows labelled in memory and not yet in the table (an import's new rows, labelsForNew): a
  * window of makeRoom that reaches them relabels them too.
  */
@@ -34,8 +44,8 @@ export async function lastLabelBefore(trx: Knex.Transaction, label: number): Pro
 
 /**
  * Spreads out the rows around the gap (before, after) so that `count` more fit in it.
- * The window grows by doubling on both sides until its labels leave WINDOW_SPACING per row
- * (or it spans the whole order). Returns the label after which the new rows go and their spacing.
+ * The window grows by doubling on both sides until its labels leave WINDOW_SPACING per row, or
+ * `least` when that is more (or it spans the whole order). Returns the label after which the new rows go and their spacing.
  * `virtual` rows (labelled, not yet inserted) are relabelled in memory along with the table's.
  */
 export async function makeRoom(
@@ -44,6 +54,7 @@ export async function makeRoom(
   after: number,
   count: number,
   virtual: VirtualLabels = NO_VIRTUAL,
+  least = WINDOW_SPACING,
 ): Promise<{ before: number; spacing: number }> {
   const near = (side: 'left' | 'right', rows: Array<{ id: unknown; tree_ord: unknown }>, width: number) => {
     const all = rows.map((r) => ({ id: Number(r.id), tree_ord: Number(r.tree_ord) }));
@@ -69,7 +80,7 @@ export async function makeRoom(
     const slots = left.length + count + right.length + 1;
     const spacing = Math.floor((high - low) / slots);
     const whole = low === 0 && high === ORD_LIMIT;
-    if (spacing >= WINDOW_SPACING || (whole && spacing >= 1)) {
+    if (spacing >= Math.max(WINDOW_SPACING, least) || (whole && spacing >= 1)) {
       left.reverse();
       const labels: Array<{ id: number; tree_ord: number }> = [];
       left.forEach((r, i) => labels.push({ id: r.id, tree_ord: low + spacing * (i + 1) }));

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { lastLabelBefore, makeRoom, type VirtualLabels } from './gaps';
+import { GROUP_SPACING, lastLabelBefore, makeRoom, type VirtualLabels } from './gaps';
 import { subtreeEnd } from './keys';
 import { ORD_LIMIT, ORD_STEP } from './labels';
 
@@ -50,9 +50,11 @@ export async function gapFor(
   }
   const before = await lastLabelBefore(trx, after);
   const spacing = Math.min(ORD_STEP, Math.floor((after - before) / (count + 1)));
-  if (spacing >= 1) return { before, spacing };
+  // one row goes into any gap; rows placed together get room to take more among them later
+  const least = count > 1 ? GROUP_SPACING : 1;
+  if (spacing >= least) return { before, spacing };
   room.relabelled = true;
-  return makeRoom(trx, before, after, count, virtual);
+  return makeRoom(trx, before, after, count, virtual, least);
 }
 
 /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows, with its label. */
