@@ -10,14 +10,17 @@ import { ORD_LIMIT, writeLabels } from './labels';
 const WINDOW_SPACING = 2 ** 10;
 
 /**
- * Rows placed together (an import's new rows, a moved subtree) get at least this much room
- * each, four times what a relabel leaves: a run of rows packed denser than a relabel's spacing
- * gives the next row put among them no window to spread, short of one that reaches past the
- * whole run. The demo import of a million contacts packed 830,000 of them 830 apart before the
- * first contact, and the first move among them relabelled every row of the directory (66 s
- * under the lock; docs/performance.md, "Moves at a million contacts").
+ * A large group of rows placed together (an import's new rows, a moved subtree: LARGE_GROUP rows
+ * or more) gets at least GROUP_SPACING each, four times what a relabel leaves: a run of rows
+ * packed denser than a relabel's spacing gives the next row put among them no window to spread,
+ * short of one that reaches past the whole run. The demo import of a million contacts packed
+ * 830,000 of them 830 apart before the first contact, and the first move among them relabelled
+ * every row of the directory (66 s under the lock; docs/performance.md, "Moves at a million
+ * contacts"). A smaller group goes into any gap as before: the relabel its run may cost later is
+ * as small, and an import of many small groups into narrow gaps is spared a relabel for each.
  */
 export const GROUP_SPACING = 4 * WINDOW_SPACING;
+export const LARGE_GROUP = 1024;
 
 /**
  * Rows labelled in memory and not yet in the table (an import's new rows, labelsForNew): a

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { GROUP_SPACING, lastLabelBefore, makeRoom, type VirtualLabels } from './gaps';
+import { GROUP_SPACING, LARGE_GROUP, lastLabelBefore, makeRoom, type VirtualLabels } from './gaps';
 import { subtreeEnd } from './keys';
 import { ORD_LIMIT, ORD_STEP } from './labels';
 
@@ -50,8 +50,8 @@ export async function gapFor(
   }
   const before = await lastLabelBefore(trx, after);
   const spacing = Math.min(ORD_STEP, Math.floor((after - before) / (count + 1)));
-  // one row goes into any gap; rows placed together get room to take more among them later
-  const least = count > 1 ? GROUP_SPACING : 1;
+  // a large group of rows gets room to take more among them later; a smaller one goes into any gap
+  const least = count >= LARGE_GROUP ? GROUP_SPACING : 1;
   if (spacing >= least) return { before, spacing };
   room.relabelled = true;
   return makeRoom(trx, before, after, count, virtual, least);
