@@ -11,8 +11,8 @@ import { checkContacts, outsideOrganization, throwFirst, type TakenWords } from 
 /**
  * The changes of a contact's life that only an identity provider makes (SCIM): a change of a
  * user that may bring a deactivated contact back or leave it deactivated, and a deactivation or
- * a delete for good as far as the provider is concerned. ContactWrites calls them; each runs under the directory lock
- * and checks the same rules as every other change (contact-rules.ts).
+ * a delete for good as far as the provider is concerned. ContactWrites calls them; each runs
+ * under the directory lock and checks the same rules as every other change (contact-rules.ts).
  */
 
 /** The contact of the caller's organization, active or not, unless deleted by its provider; 404 otherwise. */
