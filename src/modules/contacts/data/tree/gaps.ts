@@ -49,7 +49,8 @@ export async function lastLabelBefore(trx: Knex.Transaction, label: number): Pro
  * Spreads out the rows around the gap (before, after) so that `count` more fit in it.
  * The window grows by doubling on both sides until its labels leave WINDOW_SPACING per row, or
  * `least` when that is more (or it spans the whole order). Returns the label after which the
- * new rows go and their spacing. `virtual` rows (labelled, not yet inserted) are relabelled in memory along with the table's.
+ * new rows go and their spacing. `virtual` rows (labelled, not yet inserted) are relabelled in
+ * memory along with the table's.
  */
 export async function makeRoom(
   trx: Knex.Transaction,
