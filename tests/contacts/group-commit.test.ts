@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { inTransaction, writeBehind } from '../../src/lib/db';
 import { NotFoundError } from '../../src/lib/errors';
+import { AuditTrail, type Actor } from '../../src/modules/audit';
 import { changeDirectory, contactGrams } from '../../src/modules/contacts';
 import { updateContact } from '../../src/modules/contacts/data/contact.writer';
 import { findUserRow } from '../../src/modules/contacts/data/users.queries';
@@ -135,5 +137,84 @@ describe('changes queued behind the directory lock commit together', () => {
     expect(await alone).toBe('Not Yet Committed');
     await afterAlone;
     expect(await nameOf(d.id)).toBe('After The One Alone');
+  });
+});
+
+/**
+ * A change of the directory sends what it does not read back (its savepoint, its audit entry)
+ * behind its next statements instead of waiting a round trip for each (lib/db/write-behind.ts).
+ * These tests prove that nothing of that is lost or outlives a rollback.
+ */
+describe('writes sent behind a change of the directory', () => {
+  const ctx = setupTestContext();
+  const audit = new AuditTrail({ enabled: true });
+  const actorFor = (requestId: string): Actor => ({
+    userId: null, roleId: 0, roleName: 'Super_admin', organizationId: null, email: null, serviceNo: null,
+    permissions: new Set(), versions: { directory: 0, search: 0, account: 0, reference: 0, locations: 0 },
+    requestId, client: { ip: null, userAgent: null },
+  } as unknown as Actor);
+  const entriesOf = async (requestId: string) => {
+    const events = await ctx.db('audit_events').where({ request_id: requestId }).pluck('id');
+    const targets = await ctx.db('audit_event_targets').whereIn('event_id', events.length > 0 ? events : [0]).pluck('target_id');
+    return { events: events.length, targets: targets.map(Number) };
+  };
+  const orphanTargets = async () =>
+    Number((await ctx.db('audit_event_targets as t').leftJoin('audit_events as e', 'e.id', 't.event_id').whereNull('e.id').count({ n: '*' }).first())!.n);
+
+  it("undoes a refused change's audit entry and its targets with the change, and keeps the other changes' entries", async () => {
+    const tag = `behind-${Date.now()}`;
+    const lock = await holdDirectoryLock(ctx.db);
+    const recorded = (name: string, refuse: boolean) =>
+      changeDirectory(ctx.db, async (trx) => {
+        // a change of many: its targets are written after the entry, once its id is known
+        await audit.record(trx, actorFor(`${tag}-${name}`), { action: 'contact.bulk_move', targetType: 'contact', targetId: null, targetIds: [11, 12, 13] });
+        if (refuse) throw new NotFoundError('Contact not found');
+      });
+    const changes = [recorded('kept-1', false), recorded('refused', true), recorded('kept-2', false)];
+    await lock.release();
+    await Promise.allSettled(changes);
+
+    await expect(changes[1]).rejects.toThrow(NotFoundError);
+    expect(await entriesOf(`${tag}-kept-1`)).toEqual({ events: 1, targets: [11, 12, 13] });
+    expect(await entriesOf(`${tag}-kept-2`)).toEqual({ events: 1, targets: [11, 12, 13] });
+    expect(await entriesOf(`${tag}-refused`)).toEqual({ events: 0, targets: [] });
+    // a target row written after the rollback to the savepoint would outlive its entry
+    expect(await orphanTargets()).toBe(0);
+  });
+
+  it('fails the group when a write sent behind fails: each change runs again alone, and only the one whose write failed fails', async () => {
+    const [a, b] = [await createUser(ctx), await createUser(ctx)];
+    const lock = await holdDirectoryLock(ctx.db);
+    const runs = { a: 0, bad: 0, b: 0 };
+    const renamed = (id: number, key: 'a' | 'b') =>
+      changeDirectory(ctx.db, async (trx) => {
+        runs[key]++;
+        await trx('users').where({ id }).update({ name: `Behind ${key}` });
+      });
+    const ok1 = renamed(a.id, 'a');
+    const broken = changeDirectory(ctx.db, async (trx) => {
+      runs.bad++;
+      await writeBehind(trx, () => trx.raw('INSERT INTO no_such_table (id) VALUES (1)'));
+    });
+    const ok2 = renamed(b.id, 'b');
+    await lock.release();
+
+    // (better-sqlite3's error is no Error of the test's realm: its message is matched)
+    await expect(broken).rejects.toHaveProperty('message', expect.stringMatching(/no_such_table/));
+    await expect(ok1).resolves.toBeUndefined();
+    await expect(ok2).resolves.toBeUndefined();
+    // once in the group, which the failed write rolled back, and once alone
+    expect(runs).toEqual({ a: 2, bad: 2, b: 2 });
+    expect((await ctx.db('users').where({ id: a.id }).first('name')).name).toBe('Behind a');
+    expect((await ctx.db('users').where({ id: b.id }).first('name')).name).toBe('Behind b');
+  });
+
+  it('writes an entry before record returns in a transaction that takes no writes behind', async () => {
+    const requestId = `plain-${Date.now()}`;
+    const seen = await inTransaction(ctx.db, async (trx) => {
+      await audit.record(trx, actorFor(requestId), { action: 'role.update', targetType: 'role', targetId: 7 });
+      return trx('audit_events').where({ request_id: requestId }).count({ n: '*' }).first();
+    });
+    expect(Number(seen!.n)).toBe(1);
   });
 });

@@ -92,3 +92,28 @@ import { setupTestContext } from '../helpers/context';
     expect(errors).toEqual(['destroyed a pooled connection left inside a transaction']);
   });
 });
+
+/**
+ * Every transaction on MySQL reads committed data, as each connection's level from its start
+ * (lib/db/connection.ts): no SET TRANSACTION goes before each BEGIN, one round trip less before
+ * the directory lock.
+ */
+(isMysql() ? describe : describe.skip)('the isolation level of a transaction', () => {
+  const ctx = setupTestContext();
+
+  it('reads committed data in every transaction without setting it per transaction', async () => {
+    const sent: string[] = [];
+    const note = (q: { sql: string }) => sent.push(q.sql);
+    ctx.db.on('query', note);
+    try {
+      const level = await inTransaction(ctx.db, async (trx) => {
+        const [rows] = await trx.raw("SHOW VARIABLES WHERE Variable_name IN ('tx_isolation', 'transaction_isolation')");
+        return (rows as Array<{ Value: string }>).map((r) => r.Value);
+      });
+      expect(new Set(level)).toEqual(new Set(['READ-COMMITTED']));
+    } finally {
+      ctx.db.off('query', note);
+    }
+    expect(sent.filter((sql) => /SET TRANSACTION/i.test(sql))).toEqual([]);
+  });
+});

@@ -39,6 +39,10 @@ const MYSQL_SESSION: Array<{ sql: string; optional?: boolean }> = [
   // Tree queries walk up parent chains with recursive CTEs; depth is unlimited. MySQL 8 stops
   // at 1000 levels by default; MariaDB has no such variable (and no such limit), hence optional.
   { sql: 'SET SESSION cte_max_recursion_depth = 4294967295', optional: true },
+  // Every transaction reads committed data (transaction.ts): set once for the session instead
+  // of a SET TRANSACTION before each BEGIN. A transaction that needs another level still asks
+  // for it (the directory check's repeatable read, integrity.ts).
+  { sql: 'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED' },
 ];
 
 type RawConnection = {

@@ -1,4 +1,4 @@
-/** The database layer: connection settings, health, errors by code, transactions, prepared and coalesced queries. */
+/** The database layer: connection settings, health, errors by code, transactions and writes sent behind, prepared and coalesced queries. */
 export { bulkInsert, loadData, tsvField, writeRows, type BulkOptions } from './bulk';
 export { createDb, ensureDatabase, knexConfig, type DbClient, type DbConfig } from './connection';
 export { isForeignKeyViolation, isUnavailable, isUniqueViolation } from './errors';
@@ -8,3 +8,4 @@ export { streamRows } from './stream';
 export { whereContains } from './text-match';
 export { inTransaction } from './transaction';
 export { dialectOf, type Db, type Dialect, type Queryable } from './types';
+export { acceptWritesBehind, dropWritesSince, finishWrites, settleWritesBehind, writeBehind, writeLast, writesMark } from './write-behind';

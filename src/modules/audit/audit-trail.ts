@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { writeRows } from '../../lib/db';
+import { writeBehind, writeLast, writeRows } from '../../lib/db';
 import type { Actor } from './actor';
 import { changesOf, isSecretField, type Changes } from './changes';
 
@@ -38,32 +38,46 @@ export class AuditTrail {
     this.enabled = options.enabled;
   }
 
+  /**
+   * Writes the entry in `trx`. Where the transaction takes writes behind (lib/db/write-behind.ts:
+   * a change of the directory), the entry is sent behind the change's next statements and its
+   * targets, which need its id, are written last: nothing reads an entry back before the commit.
+   */
   async record(trx: Knex.Transaction, actor: Actor, entry: AuditEntry): Promise<void> {
     if (!this.enabled) return;
     const changes = Object.fromEntries(Object.entries(entry.changes ?? {}).filter(([field]) => !isSecretField(field)));
-    const [id] = await trx('audit_events').insert({
-      at: new Date(),
-      // an API token is an actor of its own kind: no user made the change
-      actor_id: actor.apiTokenId === undefined ? actor.userId : null,
-      actor_token_id: actor.apiTokenId ?? null,
-      actor_role: actor.roleName,
-      organization_id: entry.organizationId === undefined ? actor.organizationId : entry.organizationId,
-      action: entry.action,
-      target_type: entry.targetType,
-      target_id: entry.targetId,
-      changes: JSON.stringify(changes),
-      details: entry.details ? JSON.stringify(entry.details) : null,
-      request_id: actor.requestId,
-      ip_address: actor.client.ip,
-      user_agent: actor.client.userAgent,
+    // taken now: the caller goes on before they are written
+    const targets = entry.targetId !== null ? [entry.targetId] : [...(entry.targetIds ?? [])];
+    const { targetType } = entry;
+    const inserted = Promise.resolve(
+      trx('audit_events').insert({
+        at: new Date(),
+        // an API token is an actor of its own kind: no user made the change
+        actor_id: actor.apiTokenId === undefined ? actor.userId : null,
+        actor_token_id: actor.apiTokenId ?? null,
+        actor_role: actor.roleName,
+        organization_id: entry.organizationId === undefined ? actor.organizationId : entry.organizationId,
+        action: entry.action,
+        target_type: targetType,
+        target_id: entry.targetId,
+        changes: JSON.stringify(changes),
+        details: entry.details ? JSON.stringify(entry.details) : null,
+        request_id: actor.requestId,
+        ip_address: actor.client.ip,
+        user_agent: actor.client.userAgent,
+      }),
+    );
+    await writeBehind(trx, () => inserted);
+    if (targets.length === 0) return;
+    await writeLast(trx, async () => {
+      const [id] = await inserted;
+      // an import's 100,000 targets in a few LOAD DATA on MySQL (writeRows), not 200 INSERTs,
+      // their rows made TARGETS_AT_ONCE at a time
+      for (let at = 0; at < targets.length; at += TARGETS_AT_ONCE) {
+        const rows = targets.slice(at, at + TARGETS_AT_ONCE).map((targetId) => ({ event_id: Number(id), target_type: targetType, target_id: targetId }));
+        await writeRows(trx, 'audit_event_targets', rows);
+      }
     });
-    const targets = entry.targetId !== null ? [entry.targetId] : (entry.targetIds ?? []);
-    // an import's 100,000 targets in a few LOAD DATA on MySQL (writeRows), not 200 INSERTs,
-    // their rows made TARGETS_AT_ONCE at a time
-    for (let at = 0; at < targets.length; at += TARGETS_AT_ONCE) {
-      const rows = targets.slice(at, at + TARGETS_AT_ONCE).map((targetId) => ({ event_id: Number(id), target_type: entry.targetType, target_id: targetId }));
-      await writeRows(trx, 'audit_event_targets', rows);
-    }
   }
 
   /** One entry for a change of one record, its fields from `before` to `after`; none when nothing changed. */

@@ -72,14 +72,19 @@ export async function writeGramChanges(trx: Knex.Transaction, changes: GramChang
     }
     if (lost.length > 0) gone.push([contactId, lost]);
   }
-  for (const chunk of chunks(gone, 50)) {
-    await trx('contact_search_grams')
-      .where((q) => {
-        for (const [contactId, lost] of chunk) q.orWhere((c) => c.where('contact_id', contactId).whereIn('gram', lost));
-      })
-      .delete();
-  }
-  for (const chunk of chunks(added, 400)) {
-    await trx('contact_search_grams').insert(chunk).onConflict(['gram', 'contact_id']).ignore();
-  }
+  // the deletes and the inserts side by side (they touch different grams: the last change of
+  // each wins), each kind a statement at a time
+  const deletes = async () => {
+    for (const chunk of chunks(gone, 50)) {
+      await trx('contact_search_grams')
+        .where((q) => {
+          for (const [contactId, lost] of chunk) q.orWhere((c) => c.where('contact_id', contactId).whereIn('gram', lost));
+        })
+        .delete();
+    }
+  };
+  const inserts = async () => {
+    for (const chunk of chunks(added, 400)) await trx('contact_search_grams').insert(chunk).onConflict(['gram', 'contact_id']).ignore();
+  };
+  await Promise.all([deletes(), inserts()]);
 }

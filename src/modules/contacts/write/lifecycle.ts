@@ -17,9 +17,9 @@ import { checkContacts, outsideOrganization, throwFirst, type TakenWords } from 
 
 /** The contact of the caller's organization, active or not, unless deleted by its provider; 404 otherwise. */
 async function ownContact(trx: Parameters<typeof findUserRow>[0], actor: Actor, id: number, preconditions: Preconditions, revive = false): Promise<UserRow> {
-  const current = await findUserRow(trx, id);
+  // side by side: one round trip while the directory lock is held
+  const [current, deprovisioned] = await Promise.all([findUserRow(trx, id), trx('users').where({ id }).first('deprovisioned_at')]);
   if (!current || outsideOrganization(actor, [current]).length > 0) throw new NotFoundError('Contact not found');
-  const deprovisioned = await trx('users').where({ id }).first('deprovisioned_at');
   if (deprovisioned?.deprovisioned_at && !revive) throw new NotFoundError('Contact not found');
   if (!rowPreconditionsHold(preconditions, contactRowTag(current.id, current.updated_at))) throw new PreconditionFailedError('Contact was changed by someone else');
   return current;

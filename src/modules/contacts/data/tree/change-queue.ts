@@ -1,5 +1,5 @@
 import { KnexTimeoutError, type Knex } from 'knex';
-import { inTransaction, isUniqueViolation, type Db } from '../../../../lib/db';
+import { acceptWritesBehind, dropWritesSince, finishWrites, inTransaction, isUniqueViolation, settleWritesBehind, writeBehind, writesMark, type Db } from '../../../../lib/db';
 import { AppError } from '../../../../lib/errors';
 import { takeNotedChanges, writeChangeRows, type ChangeRowValues } from '../changes.writer';
 import { takeGramChanges, writeGramChanges, type GramChanges } from '../gram-changes';
@@ -164,14 +164,12 @@ async function runBare(item: Queued): Promise<void> {
   }
 }
 
-/**
- * One change in a transaction of its own, its change feed rows (changes.writer.ts) written as
- * its last statement: they commit exactly when the change does, under its version.
- */
+/** One change in a transaction of its own; its change feed rows (changes.writer.ts) commit exactly when it does, under its version. */
 async function runAlone(db: Db, change: Queued): Promise<void> {
   try {
     const value = await inTransaction(db, async (trx) => {
       await lockDirectory(trx);
+      acceptWritesBehind(trx);
       const value = await change.work(trx);
       await finish(trx, takeNotedChanges(trx, changeStamp(trx)), takeGramChanges(trx));
       return value;
@@ -184,12 +182,12 @@ async function runAlone(db: Db, change: Queued): Promise<void> {
 
 /**
  * What every transaction of changes writes last, for the changes that held: their search grams
- * (grams.ts), their change feed's rows, and the search version if one of them marked it.
+ * (grams.ts), their change feed's rows, the search version if one of them marked it, and the
+ * writes they kept for last (lib/db/write-behind.ts), sent together; the writes they sent behind
+ * must all have held.
  */
 async function finish(trx: Knex.Transaction, changes: ChangeRowValues[], grams: GramChanges): Promise<void> {
-  await writeGramChanges(trx, grams);
-  await writeChangeRows(trx, changes);
-  await bumpSearchVersion(trx);
+  await Promise.all([writeGramChanges(trx, grams), writeChangeRows(trx, changes), bumpSearchVersion(trx), finishWrites(trx)]);
 }
 
 /** A failure that a savepoint's rollback undoes whole, after which the transaction goes on: the caller's 4xx, or a unique key taken. */
@@ -200,14 +198,12 @@ function containedFailure(err: unknown): boolean {
 /**
  * Several changes in one transaction, committed together; each caller then hears its own
  * outcome. The lock is taken once, with a version for each change (lockDirectory), and each
- * change runs after a savepoint of its own, which a contained failure (a 4xx, a unique key
- * taken) rolls back to: that change's writes are undone and the others go on (its version
- * stays unused). A savepoint that held is not released (the commit ends them all): one round
- * trip less per change while the lock is held. Any other failure leaves the transaction in
- * doubt: the group is rolled back and each change runs again alone. The search grams and the
- * change feed's rows of the changes that held (each under its own version) go in with a
- * statement or two before the commit, and the search version is bumped once: round trips for
- * the group, not per change.
+ * change runs after a savepoint of its own (sent behind, never released: the commit ends them
+ * all), which a contained failure (a 4xx, a unique key taken) rolls back to: that change's
+ * writes are undone and the others go on (its version stays unused). Any other failure leaves
+ * the transaction in doubt: the group is rolled back and each change runs again alone. The
+ * search grams and change feed rows of the changes that held go in before the commit, and the
+ * search version is bumped once: round trips for the group, not per change.
  */
 async function runGroup(db: Db, group: Queued[]): Promise<void> {
   let outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }>;
@@ -217,9 +213,11 @@ async function runGroup(db: Db, group: Queued[]): Promise<void> {
       const changes: ChangeRowValues[] = [];
       const grams: GramChanges = new Map();
       const first = await lockDirectory(trx, group.length);
+      acceptWritesBehind(trx);
       for (const [i, change] of group.entries()) {
         useVersion(trx, first + i);
-        await trx.raw(`SAVEPOINT ${SAVEPOINT}`);
+        await writeBehind(trx, () => trx.raw(`SAVEPOINT ${SAVEPOINT}`));
+        const mark = writesMark(trx);
         try {
           const value = await change.work(trx);
           changes.push(...takeNotedChanges(trx, first + i));
@@ -227,7 +225,10 @@ async function runGroup(db: Db, group: Queued[]): Promise<void> {
           done.push({ ok: true, value });
         } catch (err) {
           if (!containedFailure(err)) throw err;
+          // the writes sent behind first: one on its way would outlive the rollback, and a failed savepoint is no point to go back to
+          await settleWritesBehind(trx);
           await trx.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+          dropWritesSince(trx, mark);
           takeNotedChanges(trx, first + i);
           takeGramChanges(trx);
           done.push({ ok: false, err });
