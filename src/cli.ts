@@ -16,9 +16,10 @@ const USAGE = `usage: cli <command>
   changes:prune
              delete the change feed's changes older than CHANGES_RETENTION_DAYS (30 by default; 0: keep
              them all), as the service does once an hour
-  directory:check [--repair]
+  directory:check [--repair | --respace]
              check the contacts' derived columns (depth, order keys, sort names, search grams) against
-             their rows; --repair rebuilds what is wrong under the directory lock. Exits 1 while a
+             their rows; --repair rebuilds what is wrong under the directory lock; --respace does too,
+             and labels the whole order afresh, evenly spaced, even when it is sound. Exits 1 while a
              problem is left`;
 
 const COMMANDS = ['migrate', 'rollback', 'seed', 'audit:prune', 'changes:prune', 'directory:check'];
@@ -34,12 +35,12 @@ function describe(report: DirectoryReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function checkCommand(db: Db, repair: boolean): Promise<void> {
-  if (repair) {
-    process.stdout.write(`before the repair:\n${describe(await repairDirectory(db))}`);
+async function checkCommand(db: Db, repair: boolean, respace: boolean): Promise<void> {
+  if (repair || respace) {
+    process.stdout.write(`before the repair:\n${describe(await repairDirectory(db, { respace }))}`);
   }
   const report = await checkDirectory(db);
-  process.stdout.write(`${repair ? 'after the repair:\n' : ''}${describe(report)}`);
+  process.stdout.write(`${repair || respace ? 'after the repair:\n' : ''}${describe(report)}`);
   if (!directorySound(report)) process.exitCode = 1;
 }
 
@@ -75,7 +76,7 @@ async function main(command: string | undefined, options: string[]): Promise<voi
       const { removed, prunedThrough } = await pruneChanges(db, changesBefore);
       logger.info({ removed, pruned_through: prunedThrough, before: changesBefore.toISOString() }, 'pruned the change feed');
     } else if (command === 'directory:check') {
-      await checkCommand(db, options.includes('--repair'));
+      await checkCommand(db, options.includes('--repair'), options.includes('--respace'));
     } else if (command === 'rollback') {
       const [, undone] = await db.migrate.rollback(MIGRATIONS);
       logger.info({ migrations: undone }, 'rolled back');

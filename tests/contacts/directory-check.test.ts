@@ -90,3 +90,21 @@ test('a parent link that loops is reported and left to a person; the command exi
   expect(run.stdout).toMatch(/cycle\s+ok/);
   expect(run.status).toBe(0);
 }, 60_000);
+
+test('--respace labels a sound order afresh, evenly spread, in the same order: a dense run no longer waits for a move to spread it', async () => {
+  const labelsInOrder = async () => ctx.db('users').where('tree_ord', '>', 0).orderBy('tree_ord').select('id', 'tree_ord');
+  const before = await labelsInOrder();
+  // packed one apart from the first label on, as an import before GROUP_SPACING left its rows
+  const first = Number(before[0].tree_ord);
+  for (const [i, r] of before.entries()) await ctx.db('users').where({ id: r.id }).update({ tree_ord: first + i });
+  expect(directorySound(await checkDirectory(ctx.db))).toBe(true);
+
+  const run = cli(['--respace']);
+  expect(run.status).toBe(0);
+  expect(run.stdout).toMatch(/after the repair:/);
+  const after = await labelsInOrder();
+  expect(after.map((r) => Number(r.id))).toEqual(before.map((r) => Number(r.id)));
+  const gaps = after.slice(1).map((r, i) => Number(r.tree_ord) - Number(after[i].tree_ord));
+  expect(Math.min(...gaps)).toBeGreaterThanOrEqual(2 ** 20);
+  expect(directorySound(await checkDirectory(ctx.db))).toBe(true);
+}, 60_000);

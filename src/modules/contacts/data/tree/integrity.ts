@@ -172,12 +172,16 @@ async function rewriteGrams(trx: Knex.Transaction, ids: number[]): Promise<void>
 /**
  * Rebuilds what `checkDirectory` finds wrong and can be derived (sort names, depths, labels,
  * grams), in one transaction that holds the directory lock, so that no change runs meanwhile.
- * Returns the report before the repair; a check after it tells what is left (cycles, orphans).
+ * With `respace`, the whole order is labelled afresh even when it is sound, its labels evenly
+ * spread: for a directory imported before large groups were spread (gaps.ts, GROUP_SPACING),
+ * whose dense run of labels the first change among them would otherwise relabel, under the
+ * lock, at whatever time it comes. Returns the report before the repair; a check after it
+ * tells what is left (cycles, orphans).
  */
-export async function repairDirectory(db: Db): Promise<DirectoryReport> {
+export async function repairDirectory(db: Db, options: { respace?: boolean } = {}): Promise<DirectoryReport> {
   return lockedChange(db, async (trx) => {
     const { report, rows, sortNames, wrongGrams } = await inspect(trx);
-    if (directorySound(report)) return report;
+    if (directorySound(report) && !options.respace) return report;
     for (const row of rows.filter((r) => r.sort_name !== sortNames.get(r.id))) {
       await trx('users').where({ id: row.id }).update({ sort_name: sortNames.get(row.id)!, change_version: changeStamp(trx) });
     }
@@ -186,7 +190,7 @@ export async function repairDirectory(db: Db): Promise<DirectoryReport> {
     const { placed } = derivedTree(rows, sortNames);
     const placedRows = rows.filter((r) => placed.has(r.id));
     const relabel =
-      report.order.count > 0 || report.sort_name.count > 0
+      options.respace || report.order.count > 0 || report.sort_name.count > 0
         ? placedRows.map((r) => ({ id: r.id, ...placed.get(r.id)! })).filter((r, i) => r.tree_ord !== placedRows[i].tree_ord || r.depth !== placedRows[i].depth)
         : placedRows.filter((r) => placed.get(r.id)!.depth !== r.depth).map((r) => ({ id: r.id, tree_ord: r.tree_ord, depth: placed.get(r.id)!.depth }));
     await writeLabels(trx, relabel);
