@@ -22,6 +22,11 @@ const WINDOW_SPACING = 2 ** 10;
 export const GROUP_SPACING = 4 * WINDOW_SPACING;
 export const LARGE_GROUP = 1024;
 
+/** The least room each of `count` rows placed together takes from a gap: GROUP_SPACING for a large group, any room else. */
+export function roomPerRow(count: number): number {
+  return count >= LARGE_GROUP ? GROUP_SPACING : 1;
+}
+
 /**
  * Rows labelled in memory and not yet in the table (an import's new rows, labelsForNew): a
  * window of makeRoom that reaches them relabels them too.
@@ -48,9 +53,9 @@ export async function lastLabelBefore(trx: Knex.Transaction, label: number): Pro
 /**
  * Spreads out the rows around the gap (before, after) so that `count` more fit in it.
  * The window grows by doubling on both sides until its labels leave WINDOW_SPACING per row, or
- * `least` when that is more (or it spans the whole order). Returns the label after which the
- * new rows go and their spacing. `virtual` rows (labelled, not yet inserted) are relabelled in
- * memory along with the table's.
+ * roomPerRow(count) when that is more (or it spans the whole order). Returns the label after
+ * which the new rows go and their spacing. `virtual` rows (labelled, not yet inserted) are
+ * relabelled in memory along with the table's.
  */
 export async function makeRoom(
   trx: Knex.Transaction,
@@ -58,8 +63,8 @@ export async function makeRoom(
   after: number,
   count: number,
   virtual: VirtualLabels = NO_VIRTUAL,
-  least = WINDOW_SPACING,
 ): Promise<{ before: number; spacing: number }> {
+  const target = Math.max(WINDOW_SPACING, roomPerRow(count));
   const near = (side: 'left' | 'right', rows: Array<{ id: unknown; tree_ord: unknown }>, width: number) => {
     const all = rows.map((r) => ({ id: Number(r.id), tree_ord: Number(r.tree_ord) }));
     virtual.forEach((label, id) => {
@@ -84,7 +89,7 @@ export async function makeRoom(
     const slots = left.length + count + right.length + 1;
     const spacing = Math.floor((high - low) / slots);
     const whole = low === 0 && high === ORD_LIMIT;
-    if (spacing >= Math.max(WINDOW_SPACING, least) || (whole && spacing >= 1)) {
+    if (spacing >= target || (whole && spacing >= 1)) {
       left.reverse();
       const labels: Array<{ id: number; tree_ord: number }> = [];
       left.forEach((r, i) => labels.push({ id: r.id, tree_ord: low + spacing * (i + 1) }));

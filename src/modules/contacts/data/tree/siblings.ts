@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { GROUP_SPACING, LARGE_GROUP, lastLabelBefore, makeRoom, type VirtualLabels } from './gaps';
+import { lastLabelBefore, makeRoom, roomPerRow, type VirtualLabels } from './gaps';
 import { subtreeEnd } from './keys';
 import { ORD_LIMIT, ORD_STEP } from './labels';
 
@@ -51,10 +51,9 @@ export async function gapFor(
   const before = await lastLabelBefore(trx, after);
   const spacing = Math.min(ORD_STEP, Math.floor((after - before) / (count + 1)));
   // a large group of rows gets room to take more among them later; a smaller one goes into any gap
-  const least = count >= LARGE_GROUP ? GROUP_SPACING : 1;
-  if (spacing >= least) return { before, spacing };
+  if (spacing >= roomPerRow(count)) return { before, spacing };
   room.relabelled = true;
-  return makeRoom(trx, before, after, count, virtual, least);
+  return makeRoom(trx, before, after, count, virtual);
 }
 
 /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows, with its label. */
