@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { inTransaction, writeBehind } from '../../src/lib/db';
+import { writeBehind } from '../../src/lib/db';
 import { NotFoundError } from '../../src/lib/errors';
 import { AuditTrail, type Actor } from '../../src/modules/audit';
 import { changeDirectory, contactGrams } from '../../src/modules/contacts';
@@ -156,10 +156,12 @@ describe('writes sent behind a change of the directory', () => {
   const entriesOf = async (requestId: string) => {
     const events = await ctx.db('audit_events').where({ request_id: requestId }).pluck('id');
     const targets = await ctx.db('audit_event_targets').whereIn('event_id', events.length > 0 ? events : [0]).pluck('target_id');
-    return { events: events.length, targets: targets.map(Number) };
+    return { events: events.length, targets: targets.map(Number).sort((x, y) => x - y) };
   };
+  // target ids of this test's own, so that another file's entries on a shared database do not count
+  const targets = [1, 2, 3].map((i) => 900_000_000 + (process.pid % 1000) * 1000 + i);
   const orphanTargets = async () =>
-    Number((await ctx.db('audit_event_targets as t').leftJoin('audit_events as e', 'e.id', 't.event_id').whereNull('e.id').count({ n: '*' }).first())!.n);
+    Number((await ctx.db('audit_event_targets as t').leftJoin('audit_events as e', 'e.id', 't.event_id').whereIn('t.target_id', targets).whereNull('e.id').count({ n: '*' }).first())!.n);
 
   it("undoes a refused change's audit entry and its targets with the change, and keeps the other changes' entries", async () => {
     const tag = `behind-${Date.now()}`;
@@ -167,7 +169,7 @@ describe('writes sent behind a change of the directory', () => {
     const recorded = (name: string, refuse: boolean) =>
       changeDirectory(ctx.db, async (trx) => {
         // a change of many: its targets are written after the entry, once its id is known
-        await audit.record(trx, actorFor(`${tag}-${name}`), { action: 'contact.bulk_move', targetType: 'contact', targetId: null, targetIds: [11, 12, 13] });
+        await audit.record(trx, actorFor(`${tag}-${name}`), { action: 'contact.bulk_move', targetType: 'contact', targetId: null, targetIds: targets });
         if (refuse) throw new NotFoundError('Contact not found');
       });
     const changes = [recorded('kept-1', false), recorded('refused', true), recorded('kept-2', false)];
@@ -175,8 +177,8 @@ describe('writes sent behind a change of the directory', () => {
     await Promise.allSettled(changes);
 
     await expect(changes[1]).rejects.toThrow(NotFoundError);
-    expect(await entriesOf(`${tag}-kept-1`)).toEqual({ events: 1, targets: [11, 12, 13] });
-    expect(await entriesOf(`${tag}-kept-2`)).toEqual({ events: 1, targets: [11, 12, 13] });
+    expect(await entriesOf(`${tag}-kept-1`)).toEqual({ events: 1, targets });
+    expect(await entriesOf(`${tag}-kept-2`)).toEqual({ events: 1, targets });
     expect(await entriesOf(`${tag}-refused`)).toEqual({ events: 0, targets: [] });
     // a target row written after the rollback to the savepoint would outlive its entry
     expect(await orphanTargets()).toBe(0);
@@ -207,14 +209,5 @@ describe('writes sent behind a change of the directory', () => {
     expect(runs).toEqual({ a: 2, bad: 2, b: 2 });
     expect((await ctx.db('users').where({ id: a.id }).first('name')).name).toBe('Behind a');
     expect((await ctx.db('users').where({ id: b.id }).first('name')).name).toBe('Behind b');
-  });
-
-  it('writes an entry before record returns in a transaction that takes no writes behind', async () => {
-    const requestId = `plain-${Date.now()}`;
-    const seen = await inTransaction(ctx.db, async (trx) => {
-      await audit.record(trx, actorFor(requestId), { action: 'role.update', targetType: 'role', targetId: 7 });
-      return trx('audit_events').where({ request_id: requestId }).count({ n: '*' }).first();
-    });
-    expect(Number(seen!.n)).toBe(1);
   });
 });

@@ -8,9 +8,9 @@ import { treeProblems } from '../helpers/tree';
 
 /**
  * A large group of rows placed together in the order key (an import's new rows, a moved
- * subtree) gets room for more rows among them later (tree/gaps.ts, GROUP_SPACING). Packed as tightly as their gap
- * allowed, a million imported contacts sat 830 apart, under what a relabel leaves, and the first
- * move among them relabelled the whole directory.
+ * subtree) gets room for more rows among them later (tree/gaps.ts, GROUP_SPACING). Packed as
+ * tightly as their gap allowed, a million imported contacts sat 830 apart, under what a relabel
+ * leaves, and the first move among them relabelled the whole directory.
  */
 describe('rows placed together in a narrow gap', () => {
   const ctx = setupTestContext();

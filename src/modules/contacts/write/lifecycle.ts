@@ -17,7 +17,7 @@ import { checkContacts, outsideOrganization, throwFirst, type TakenWords } from 
 
 /** The contact of the caller's organization, active or not, unless deleted by its provider; 404 otherwise. */
 async function ownContact(trx: Parameters<typeof findUserRow>[0], actor: Actor, id: number, preconditions: Preconditions, revive = false): Promise<UserRow> {
-  // side by side: one round trip while the directory lock is held
+  // sent together: no wait for the first answer before the second goes out, under the lock
   const [current, deprovisioned] = await Promise.all([findUserRow(trx, id), trx('users').where({ id }).first('deprovisioned_at')]);
   if (!current || outsideOrganization(actor, [current]).length > 0) throw new NotFoundError('Contact not found');
   if (deprovisioned?.deprovisioned_at && !revive) throw new NotFoundError('Contact not found');
