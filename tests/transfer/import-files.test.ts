@@ -389,6 +389,38 @@ describe('files it takes', () => {
   });
 });
 
+describe('a text/csv body sent compressed (Content-Encoding, as express.raw took it)', () => {
+  const send = (body: Buffer, encoding: string) =>
+    request(ctx.app).post('/api/contacts/import').set(bearer(f.admin)).set('Content-Type', 'text/csv').set('Content-Encoding', encoding).send(body);
+
+  test.each([
+    ['gzip', (b: Buffer) => zlib.gzipSync(b)],
+    ['deflate', (b: Buffer) => zlib.deflateSync(b)],
+    ['br', (b: Buffer) => zlib.brotliCompressSync(b)],
+    ['identity', (b: Buffer) => b],
+  ])('imports a body sent with Content-Encoding: %s (200, created 1)', async (encoding, compress) => {
+    const sn = tagOf();
+    const res = await send(compress(Buffer.from(csv([HEADER, personRow(f, sn)]))), encoding);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ created: 1, failed: 0 });
+    expect(await takenServiceNos(ctx, [sn])).toEqual([sn]);
+  });
+
+  it('refuses Content-Encoding: compress as 415, naming the encoding', async () => {
+    const res = await send(Buffer.from(csv([HEADER, personRow(f, tagOf())])), 'compress');
+    expectErrorEnvelope(res, 415, 'Unsupported content encoding "compress"');
+  });
+
+  it('refuses a gzip body that cannot be inflated as 400 on field file, and writes nothing', async () => {
+    const sn = tagOf();
+    const whole = zlib.gzipSync(Buffer.from(csv([HEADER, personRow(f, sn)])));
+    const res = await send(Buffer.concat([whole.subarray(0, 20), Buffer.from('not deflate data at all')]), 'gzip');
+    expectErrorEnvelope(res, 400, 'Validation failed');
+    expect(res.body.errors).toEqual([{ field: 'file', message: 'The request body cannot be inflated' }]);
+    expect(await takenServiceNos(ctx, [sn])).toEqual([]);
+  });
+});
+
 describe('GET /api/contacts/import/template', () => {
   const template = (format: string, caller = f.admin) =>
     request(ctx.app).get(`/api/contacts/import/template?format=${format}`).set(bearer(caller)).buffer(true).parse(binaryBody);

@@ -1,4 +1,7 @@
+import zlib from 'node:zlib';
 import ExcelJS from 'exceljs';
+import request from 'supertest';
+import { bearer } from '../helpers/factory';
 import { setupTestContext } from '../helpers/context';
 import {
   csv,
@@ -75,6 +78,15 @@ describe('IMPORT_MAX_BYTES=2048', () => {
     const res = await importRaw(ctx, f.admin, csvOfSize(f, sns, 2049));
     expectErrorEnvelope(res, 413, TOO_LARGE);
     expect(await unitSize(ctx, f)).toBe(before);
+    expect(await takenServiceNos(ctx, sns)).toEqual([]);
+  });
+
+  it('refuses a gzip text/csv body of a few hundred bytes that inflates past 2048 with 413, and writes nothing', async () => {
+    const sns = [tagOf(), tagOf(), tagOf(), tagOf()];
+    const body = zlib.gzipSync(Buffer.from(csvOfSize(f, sns, 6000)));
+    expect(body.length).toBeLessThan(2048);
+    const res = await request(ctx.app).post('/api/contacts/import').set(bearer(f.admin)).set('Content-Type', 'text/csv').set('Content-Encoding', 'gzip').send(body);
+    expectErrorEnvelope(res, 413, TOO_LARGE);
     expect(await takenServiceNos(ctx, sns)).toEqual([]);
   });
 

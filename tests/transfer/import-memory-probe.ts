@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createDb } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
 import { AuditTrail, type Actor } from '../../src/modules/audit';
@@ -18,7 +18,7 @@ import { testConfig } from '../helpers/config';
  * A small file is imported first (as a dry run), as an earlier upload would have warmed the
  * service up, and the garbage collected. From there the peak is the larger of the kernel's
  * high-water mark (VmHWM, reset through /proc/self/clear_refs) and the RSS sampled every
- * millisecond; the upload is read from disk after the start.
+ * millisecond; the upload streams from disk after the start, as a request's body streams in.
  * `read_peak_mib`: the growth to the peak until the rows are read and checked (the writer's
  * transaction starts); `peak_mib`: to the peak of the whole import. With `stages`, the garbage is collected at each stage
  * (rows read: the writer's transaction starts; planned; written) and the RSS and the heap
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   } as Pick<ContactWrites, 'changeMany'> as ContactWrites;
   const importer = new DirectoryImport({ db, passwords, maxRows: 100_000, writes });
   const options = { mode: mode as 'create' | 'upsert', dryRun: dry === 'true', passwords: false };
-  await importer.run(readFileSync(warmUpPath), { ...options, dryRun: true }, actor).catch(() => undefined);
+  await importer.run(await importer.readFile(createReadStream(warmUpPath)), { ...options, dryRun: true }, actor).catch(() => undefined);
   gc();
   gc();
 
@@ -86,8 +86,8 @@ async function main(): Promise<void> {
   const fileMib = mib(statSync(path).size);
   let outcome: Record<string, unknown>;
   try {
-    // the file is read as the request holds it, and let go of once handed over (transfer.router.ts)
-    const report = await importer.run(readFileSync(path), options, actor);
+    // the file is read as it streams in, as the route reads a request's body (transfer.router.ts)
+    const report = await importer.run(await importer.readFile(createReadStream(path)), options, actor);
     outcome = { created: report.created, updated: report.updated, unchanged: report.unchanged };
   } catch (err) {
     const e = err as { status?: number; message?: string; errors?: Array<{ message: string }>; details?: unknown };

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { mapHeader } from '../../src/modules/transfer/columns';
 import { readRows } from '../../src/modules/transfer/import.rows';
@@ -77,6 +78,80 @@ describe('reading a large file lets other requests run', () => {
     const sheet = await readSheet(file, 100_000);
     expect(sheet.rows).toHaveLength(1000);
     expect(sheet.rows.every((_row, i) => sheet.cellsOf(i).length === 1 && sheet.cellsOf(i)[0] === name)).toBe(true);
+  });
+});
+
+/**
+ * A stream of `bytes` in pieces of `size` bytes, as a request body arrives; `pulled` counts the
+ * pieces read from it, so a test sees how far a reader went.
+ */
+function piecesOf(bytes: Buffer, size: number): { stream: Readable; pulled: () => number; total: number } {
+  let pulled = 0;
+  function* pieces() {
+    for (let at = 0; at < bytes.length; at += size) {
+      pulled++;
+      yield bytes.subarray(at, at + size);
+    }
+  }
+  return { stream: Readable.from(pieces(), { objectMode: false }), pulled: () => pulled, total: Math.ceil(bytes.length / size) };
+}
+
+const NOT_TEXT = 'Unsupported file type: send a .csv file (UTF-8 text) or an .xlsx workbook';
+
+describe('a file read as it streams in (the route reads a request body so, never holding it whole)', () => {
+  it('reads a CSV streamed in pieces of 7 bytes, each Bengali character cut between two, as the whole file reads', async () => {
+    const file = Buffer.from(`name;service_no\r\n${Array.from({ length: 500 }, (_, i) => `আমি ${i};SN-${i}`).join('\r\n')}\r\n`);
+    const whole = await readSheet(file, 1000);
+    const streamed = await readSheet(piecesOf(file, 7).stream, 1000);
+    expect(streamed.header).toEqual(['name', 'service_no']);
+    expect([...streamed.rows]).toEqual([...whole.rows]);
+    expect(streamed.rows.length).toBe(500);
+    expect(streamed.rows.every((_row, i) => streamed.cellsOf(i).join('|') === whole.cellsOf(i).join('|'))).toBe(true);
+    expect(streamed.cellsOf(499)).toEqual(['আমি 499', 'SN-499']);
+  });
+
+  it('chooses the delimiter from the whole first line, not from its first piece', async () => {
+    // the first piece, "a,b", holds a comma and no semicolon; the line holds more semicolons
+    const file = Buffer.from('a,b;name;service_no\nignored;Ada;SN-1\n');
+    const sheet = await readSheet(piecesOf(file, 3).stream, 10);
+    expect(sheet.header).toEqual(['a,b', 'name', 'service_no']);
+    expect(sheet.cellsOf(0)).toEqual(['Ada', 'SN-1']);
+  });
+
+  it('reads an .xlsx streamed in pieces as the whole workbook reads', async () => {
+    const file = await workbookOf([['Ada', 'SN-1', 'ada@reading.test', '01700000000', 'UNIT', 'Officer', '', '']]);
+    const streamed = await readSheet(piecesOf(file, 1000).stream, 10);
+    expect(streamed.header).toEqual([...HEADER, 'mobile']);
+    expect(streamed.cellsOf(0).slice(0, 2)).toEqual(['Ada', 'SN-1']);
+  });
+
+  test.each([
+    ['a byte that is not UTF-8 (Latin-1 é)', Buffer.from('name\nJos\xe9\n', 'latin1')],
+    ['a character whose first byte ends one piece and whose next is no continuation', Buffer.concat([Buffer.from('name\nab'), Buffer.from([0xe0]), Buffer.from('AB\n')])],
+    ['a character cut off by the end of the file', Buffer.concat([Buffer.from('name\nab\n'), Buffer.from([0xe0, 0xa6])])],
+    ['a NUL byte', Buffer.from('name\nA\u0000B\n')],
+  ])('refuses a stream with %s as 415', async (_label, file) => {
+    await expect(readSheet(piecesOf(file, 8).stream, 10)).rejects.toMatchObject({ status: 415, message: NOT_TEXT });
+  });
+
+  it('stops reading at the row past IMPORT_MAX_ROWS (413), leaving the rest unread and the stream open for the caller to drain', async () => {
+    const file = bigCsv(20_000);
+    const { stream, pulled, total } = piecesOf(file, 1024);
+    await expect(readSheet(stream, 5)).rejects.toMatchObject({ status: 413, message: 'The file has more than 5 rows (IMPORT_MAX_ROWS)' });
+    expect(pulled()).toBeLessThan(10);
+    expect(total).toBeGreaterThan(1000);
+    expect(stream.destroyed).toBe(false);
+  });
+
+  it('stops reading at the first row it refuses (a cell over the limit), leaving the rest unread', async () => {
+    const file = Buffer.concat([Buffer.from(`name\n${'x'.repeat(1001)}\n`), bigCsv(20_000)]);
+    const { stream, pulled } = piecesOf(file, 1024);
+    await expect(readSheet(stream, 100_000)).rejects.toMatchObject({ status: 400 });
+    expect(pulled()).toBeLessThan(10);
+  });
+
+  it('refuses an empty stream as 400: The file is empty', async () => {
+    await expect(readSheet(piecesOf(Buffer.alloc(0), 8).stream, 10)).rejects.toMatchObject({ status: 400, errors: [{ field: 'file', message: 'The file is empty' }] });
   });
 });
 

@@ -6,7 +6,7 @@ import type { ContactWrites, RuleFailure } from '../contacts';
 import { mapHeader } from './columns';
 import { planImport, type ImportMode, type Plan } from './import.plan';
 import { readRows, type FileRows, type RowError } from './import.rows';
-import { readSheet } from './sheet';
+import { readSheet, type Sheet, type SheetSource } from './sheet';
 import { csvTemplate, xlsxTemplate } from './template';
 
 export interface ImportOptions {
@@ -58,11 +58,16 @@ export class DirectoryImport {
   }
 
   /**
-   * Reads the file, then imports its rows. Not an async function: V8 would keep `file` (up to
-   * IMPORT_MAX_BYTES) for as long as it awaits; read() lets go of it when the rows are read.
+   * Reads an import's file (readSheet): as its body streams in, from the route; whole, from a
+   * test. The route reads it while it is uploaded, so the upload is never held whole.
    */
-  run(file: Buffer, options: ImportOptions, actor: Actor): Promise<ImportReport> {
-    return this.read(file, options.passwords).then((read) => this.importRows(read, options, actor));
+  readFile(file: SheetSource): Promise<Sheet> {
+    return readSheet(file, this.maxRows);
+  }
+
+  /** Checks the file's rows, then imports them. */
+  async run(sheet: Sheet, options: ImportOptions, actor: Actor): Promise<ImportReport> {
+    return this.importRows(await this.read(sheet, options.passwords), options, actor);
   }
 
   private async importRows({ rows, errors: rowErrors, ignored }: { rows: FileRows; errors: RowError[]; ignored: string[] }, options: ImportOptions, actor: Actor): Promise<ImportReport> {
@@ -95,9 +100,8 @@ export class DirectoryImport {
     return report;
   }
 
-  /** The file's rows, each checked alone; the file's other cells are not kept (a 100,000-row file's are some 40 MB). */
-  private async read(file: Buffer, passwords: boolean): Promise<{ rows: FileRows; errors: RowError[]; ignored: string[] }> {
-    const sheet = await readSheet(file, this.maxRows);
+  /** The file's rows, each checked alone. */
+  private async read(sheet: Sheet, passwords: boolean): Promise<{ rows: FileRows; errors: RowError[]; ignored: string[] }> {
     const header = mapHeader(sheet.header);
     if (sheet.rows.length === 0) throw ValidationError.field('file', 'The file has a header but no rows');
     return { ...(await readRows(sheet, header, passwords)), ignored: header.ignored };

@@ -1,6 +1,6 @@
-import { isUtf8 } from 'node:buffer';
 import { finished } from 'node:stream/promises';
-import { CsvError, parse } from 'csv-parse';
+import type { Readable } from 'node:stream';
+import { CsvError, parse, type Parser } from 'csv-parse';
 import { AppError, ValidationError } from '../../lib/errors';
 import { yieldToLoop } from '../../lib/yield';
 import { mapHeader, MAX_CELL_CHARS, MAX_COLUMNS } from './columns';
@@ -30,35 +30,82 @@ export type SheetFormat = 'csv' | 'xlsx';
 
 const unreadable = (message: string) => ValidationError.field('file', message);
 
+/** A file as the import receives it: whole (a Buffer), or as the request's body streams it in. */
+export type SheetSource = Buffer | Readable;
+
 /**
- * What the file is, by its content (a name or a Content-Type can lie): an .xlsx is a zip;
- * a CSV is UTF-8 text without NUL. Anything else is 415.
+ * What the file is, by its first bytes (a name or a Content-Type can lie): an .xlsx is a zip,
+ * an Excel 97-2003 workbook is 415, anything else is read as CSV, whose reader refuses text
+ * that is not UTF-8 or holds a NUL (415) as it meets it.
  */
-export function formatOf(file: Buffer): SheetFormat {
-  if (file.length === 0) throw unreadable('The file is empty');
-  if (file.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return 'xlsx';
-  if (file.subarray(0, 4).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]))) {
+function formatOf(start: Buffer): SheetFormat {
+  if (start.length === 0) throw unreadable('The file is empty');
+  if (start.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return 'xlsx';
+  if (start.subarray(0, 4).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]))) {
     throw new AppError(415, 'Unsupported file type: an Excel 97-2003 .xls workbook; save it as .xlsx or .csv');
-  }
-  if (file.includes(0) || !isUtf8(file)) {
-    throw new AppError(415, 'Unsupported file type: send a .csv file (UTF-8 text) or an .xlsx workbook');
   }
   return 'csv';
 }
 
+const notText = () => new AppError(415, 'Unsupported file type: send a .csv file (UTF-8 text) or an .xlsx workbook');
+
 /**
- * Reads a .csv or .xlsx file whole: 400 for a file that cannot be read, 413 for more than
- * `maxRows` data rows. Both readers yield to the event loop every few milliseconds, so that
- * other requests are answered while a large file is read (docs/performance.md).
+ * Reads a .csv or .xlsx file: 400 for a file that cannot be read, 413 for more than `maxRows`
+ * data rows. A streamed CSV is read as it arrives, so the upload is never held whole beside
+ * its rows; an .xlsx is gathered first (its zip is read from the end). Both readers yield to
+ * the event loop every few milliseconds, so that other requests are answered while a large
+ * file is read (docs/performance.md). A stream is not destroyed: what a refused file leaves
+ * unread is the caller's to drain.
  */
-export async function readSheet(file: Buffer, maxRows: number): Promise<Sheet> {
-  const format = formatOf(file);
-  const { header, kept, rows } = format === 'csv' ? await readCsv(file, maxRows) : await readXlsx(file, maxRows, keptPlaces);
+export async function readSheet(file: SheetSource, maxRows: number): Promise<Sheet> {
+  const { start, chunks } = Buffer.isBuffer(file) ? { start: file, chunks: slicesOf(file) } : await opened(file);
+  const format = formatOf(start);
+  const read = format === 'csv' ? await readCsv(chunks, maxRows)
+    : await readXlsx(Buffer.isBuffer(file) ? file : await wholeOf(chunks), maxRows, keptPlaces);
+  const { header, kept, rows } = read;
   if (header.length === 0) throw unreadable(format === 'csv' ? 'The file is empty' : 'The workbook has no rows on its first sheet');
   if (header.length > MAX_COLUMNS) throw unreadable(`The file has ${header.length} columns; at most ${MAX_COLUMNS} are read`);
   checkRow(1, header);
   if (rows.length > maxRows) throw new AppError(413, `The file has more than ${maxRows} rows (IMPORT_MAX_ROWS)`);
   return { header, kept, rows: rows.rowNumbers(), cellsOf: (i) => rows.cellsOf(i), numbersOf: (i) => rows.numberSlotsOf(i).map((slot) => kept[slot]) };
+}
+
+/** The bytes given to the CSV parser at once: some 3 ms of parsing. */
+const SLICE_BYTES = 64 * 1024;
+
+/** A whole file a slice at a time, yielding to the event loop between slices (a stream's chunks wait for the network anyway). */
+async function* slicesOf(file: Buffer): AsyncGenerator<Buffer> {
+  for (let at = 0; at < file.length; at += SLICE_BYTES) {
+    if (at > 0) await yieldToLoop();
+    yield file.subarray(at, at + SLICE_BYTES);
+  }
+}
+
+/** A stream's first bytes (enough to tell the format) and all its bytes as slices, those first ones included. */
+async function opened(stream: Readable): Promise<{ start: Buffer; chunks: AsyncGenerator<Buffer> }> {
+  const source = stream.iterator({ destroyOnReturn: false });
+  const first: Buffer[] = [];
+  for (let size = 0; size < 4; ) {
+    const step = await source.next();
+    if (step.done) break;
+    first.push(step.value as Buffer);
+    size += (step.value as Buffer).length;
+  }
+  const start = Buffer.concat(first);
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for (let step: IteratorResult<unknown> = { done: false, value: start }; !step.done; step = await source.next()) {
+      const chunk = step.value as Buffer;
+      for (let at = 0; at < chunk.length; at += SLICE_BYTES) yield chunk.subarray(at, at + SLICE_BYTES);
+    }
+  }
+  return { start, chunks: chunks() };
+}
+
+/** All of a stream's bytes as one Buffer (an .xlsx: the upload's limit bounds it). */
+async function wholeOf(chunks: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of chunks) parts.push(chunk);
+  return Buffer.concat(parts);
 }
 
 /**
@@ -86,29 +133,31 @@ const CSV_PROBLEMS: Record<string, string> = {
   CSV_INVALID_OPENING_QUOTE: 'a quote opens a cell in the wrong place',
 };
 
-/** The bytes given to the CSV parser between two yields: some 3 ms of parsing. */
-const CSV_SLICE_BYTES = 64 * 1024;
-
 /**
  * CSV by csv-parse: UTF-8 with or without a BOM, `,` or `;` (whichever the header line holds
  * more of), lines ended by CRLF, LF or CR, mixed. A row's number is its record's place in the
  * file, blank lines counted, as a spreadsheet numbers it (a quoted cell may span lines).
- * The parser takes the file 64 KiB at a time, the event loop running between slices (its
- * synchronous API held it for 0.5 s on 12.5 MB); a character cut between two slices is
- * joined again, since the parser decodes a cell's bytes only once the cell ends. Reading stops
- * after `maxRows` + 1 data rows.
+ * The parser takes the file a slice at a time as it comes; a character cut between two slices
+ * is joined again, since the parser decodes a cell's bytes only once the cell ends, and the
+ * UTF-8 check reads across slices too. Reading stops after `maxRows` + 1 data rows, or at the
+ * first error.
  */
-async function readCsv(file: Buffer, maxRows: number): Promise<{ header: string[]; kept: number[]; rows: KeptRows }> {
-  const firstLine = file.subarray(0, lineEnd(file)).toString('utf8');
-  const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
-  const parser = parse({ bom: true, delimiter, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true, skip_empty_lines: false });
+async function readCsv(chunks: AsyncIterable<Buffer>, maxRows: number): Promise<{ header: string[]; kept: number[]; rows: KeptRows }> {
+  const text = new TextDecoder('utf-8', { fatal: true });
+  const checkText = (bytes?: Buffer) => {
+    if (bytes?.includes(0)) throw notText();
+    try {
+      text.decode(bytes, { stream: bytes !== undefined });
+    } catch {
+      throw notText();
+    }
+  };
   let header: string[] = [];
   let kept: number[] = [];
   let rows = new KeptRows(0);
   let failure: unknown = null;
   let record = 0;
-  parser.on('error', (err: unknown) => (failure ??= err));
-  parser.on('data', (cells: string[]) => {
+  const onRecord = (cells: string[]) => {
     const row = ++record;
     if (failure || rows.length > maxRows || !cells.some((c) => c.trim() !== '')) return;
     // the header is checked by readSheet, which names its width as the file's
@@ -123,15 +172,36 @@ async function readCsv(file: Buffer, maxRows: number): Promise<{ header: string[
     } catch (err) {
       failure = err;
     }
-  });
-  for (let at = 0; at < file.length && !failure && rows.length <= maxRows; at += CSV_SLICE_BYTES) {
-    parser.write(file.subarray(at, at + CSV_SLICE_BYTES));
-    await yieldToLoop();
+  };
+  // the parser is made once the first line is in, which tells the delimiter
+  let parser: Parser | null = null;
+  let head: Buffer[] = [];
+  const begin = () => {
+    const bytes = Buffer.concat(head);
+    head = [];
+    const firstLine = bytes.subarray(0, lineEnd(bytes)).toString('utf8');
+    const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
+    const made = parse({ bom: true, delimiter, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true, skip_empty_lines: false });
+    made.on('error', (err: unknown) => (failure ??= err));
+    made.on('data', onRecord);
+    made.write(bytes);
+    return made;
+  };
+  for await (const chunk of chunks) {
+    checkText(chunk);
+    if (parser) parser.write(chunk);
+    else {
+      head.push(chunk);
+      if (lineEnd(chunk) < chunk.length) parser = begin();
+    }
+    if (failure || rows.length > maxRows) break;
   }
   if (!failure && rows.length <= maxRows) {
+    checkText();
+    parser ??= begin();
     parser.end();
     await finished(parser).catch((err: unknown) => (failure ??= err));
-  } else parser.destroy();
+  } else parser?.destroy();
   if (failure instanceof CsvError) {
     const line = (failure as CsvError & { lines?: number }).lines;
     throw unreadable(`The CSV cannot be read${line ? ` at line ${line}` : ''}: ${CSV_PROBLEMS[failure.code] ?? 'the text is not valid CSV'}`);
