@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-import type { DbClient, DbConfig } from './lib/db';
+import { SQLITE_CACHE_MIB_DEFAULT, type DbClient, type DbConfig } from './lib/db';
 import type { RateLimitSettings } from './lib/http/rate-limit';
 import type { MetricsSettings } from './lib/metrics';
 import type { TokenSettings } from './modules/access';
@@ -128,6 +128,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     db: {
       client: read.oneOf('DB_CLIENT', ['sqlite', 'mysql'] as const, 'sqlite'),
       sqliteFilename: path.resolve(read.str('SQLITE_FILENAME', './data/directory.sqlite3')),
+      sqliteCacheMib: read.int('SQLITE_CACHE_MIB', SQLITE_CACHE_MIB_DEFAULT, 1, 4096),
       url: read.raw('DATABASE_URL') || undefined,
       host: read.str('DB_HOST', '127.0.0.1'),
       port: read.int('DB_PORT', 3306, 1, 65535),

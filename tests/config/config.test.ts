@@ -35,6 +35,7 @@ describe('loadConfig defaults', () => {
     expect(config.port).toBe(3000);
     expect(config.db.client).toBe('sqlite');
     expect(config.db.sqliteFilename).toBe(path.resolve('./data/directory.sqlite3'));
+    expect(config.db.sqliteCacheMib).toBe(2);
   });
 
   test('reaches 100,000 rows by page number, and streams unit trees from 20,000 contacts', () => {
@@ -174,6 +175,8 @@ describe('loadConfig refuses bad values, naming the key', () => {
     ['LOGIN_IP_RATE_LIMIT_MAX', '0'],
     ['DB_PORT', 'mysql'],
     ['DB_POOL_MAX', '0'],
+    ['SQLITE_CACHE_MIB', '0'],
+    ['SQLITE_CACHE_MIB', '16MB'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
     ['SEARCH_INDEX_REFRESH_MS', '-1'],
     ['LIST_PAGE_DEPTH', '0'],
