@@ -7,7 +7,7 @@ import { updateContact } from '../../src/modules/contacts/data/contact.writer';
 import { findUserRow } from '../../src/modules/contacts/data/users.queries';
 import { changeStamp, markSearchChanged } from '../../src/modules/contacts/data/tree/lock';
 import { isMysql } from '../helpers/config';
-import { setupTestContext } from '../helpers/context';
+import { setupOwnTestContext, setupTestContext } from '../helpers/context';
 import { createUser, type TestUser } from '../helpers/factory';
 import { holdDirectoryLock } from '../helpers/tree';
 
@@ -18,7 +18,9 @@ import { holdDirectoryLock } from '../helpers/tree';
  * what the database keeps.
  */
 describe('changes queued behind the directory lock commit together', () => {
-  const ctx = setupTestContext();
+  // a database of its own: the tests compare the directory's version, which another file's write
+  // bumps on MySQL's shared test database (a run beside the others took one version in between)
+  const ctx = setupOwnTestContext('groupcommit');
   let contacts: TestUser[];
   beforeAll(async () => {
     contacts = [];
