@@ -37,9 +37,15 @@ FROM node:22-bookworm-slim
 # memory and collects lazily (docs/performance.md, "A capped heap"). 384 MiB holds the search
 # index of 100,000 contacts and a 100,000-row import at once; raise it with the directory
 # (`-e NODE_OPTIONS=--max-old-space-size=...`).
+# glibc's thresholds, fixed: a freed block of 128 KiB or more goes back to the system at once.
+# By default glibc raises them to the size of the largest block freed (up to 32 MiB), and keeps
+# the memory freed after that: an upload's buffers stayed in the service's resident memory
+# (docs/performance.md, "An import's memory").
 ENV NODE_ENV=production \
     PORT=3000 \
-    NODE_OPTIONS=--max-old-space-size=384
+    NODE_OPTIONS=--max-old-space-size=384 \
+    MALLOC_MMAP_THRESHOLD_=131072 \
+    MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

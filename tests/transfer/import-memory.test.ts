@@ -6,19 +6,20 @@ import type { Config } from '../../src/config';
 import type { Db } from '../../src/lib/db';
 import { isMysql } from '../helpers/config';
 import { openOwnSeededDb } from '../helpers/context';
+import { imageRuntime } from '../helpers/image-runtime';
 import { csvOf, fullRows, xlsxOf, type RowNames } from './import-memory-files';
 
 /**
  * A legitimate import at the limits (issue #22 item 2: "the service's resident memory grows by
  * less than 64 MiB for any upload within the size limit"): 100,000 rows (IMPORT_MAX_ROWS) with
  * every column filled, a tree ten levels deep, imported by DirectoryImport in a process of its
- * own (import-memory-probe.ts). From the upload until its rows are read and checked (the
+ * own (import-memory-probe.ts), run as the image runs the service (its heap cap and glibc
+ * settings, read from the Dockerfile). From the upload until its rows are read and checked (the
  * writer's transaction starts) its resident memory grows by less than 64 MiB: it grew by 90 to
- * 110 MiB while each row was an object of strings. A written import of the CSV grows it by
- * less than WRITTEN_LIMIT: some 330 MiB while the plan and the writer held an object a row,
- * 60 to 65 on MariaDB since the writer takes the new contacts by index (docs/performance.md,
- * "An import's memory"). A written upsert of the CSV's 100,000 contacts, every phone changed,
- * grows it by less than UPSERT_LIMIT, since the changes too are taken by index.
+ * 110 MiB while each row was an object of strings. A written import of the CSV, new contacts or
+ * an upsert of them with every phone changed, grows it by less than WRITTEN_LIMIT (some 330 MiB
+ * while the plan and the writer held an object a row); of the .xlsx, by less than
+ * XLSX_WRITTEN_LIMIT (docs/performance.md, "An import's memory").
  * IMPORT_MEMORY_REPORT=1 prints what each run measures; IMPORT_MEMORY_STAGES=1 runs every
  * format, mode and dry run with the garbage collected at each stage (the figures of the docs);
  * PROBE_NODE_ARGS adds Node.js flags to the probe's process (`--max-semi-space-size=2`, say).
@@ -27,19 +28,19 @@ import { csvOf, fullRows, xlsxOf, type RowNames } from './import-memory-files';
 const ROWS = 100_000;
 const MiB_LIMIT = 64;
 /**
- * A written import's bound, with a margin over what was measured, not the issue's 64 MiB: on
- * MariaDB it grew by 54 to 65 MiB, on SQLite by 89 to 95, of which 16 MiB is SQLite's page
- * cache, which lives in the service's process and fills with any traffic
- * (docs/performance.md, "An import's memory").
+ * A written import's bound, with a margin over what was measured: the issue's 64 MiB on MariaDB,
+ * where a written create of the CSV grew by 48 to 54 MiB and an upsert by 47; on SQLite, 80: a
+ * create grew by 52 to 69, an upsert by 64. Before the CSV was read as it streams in, SQLite's
+ * page cache held at 2 MiB and the image's glibc thresholds fixed, a create grew by 54 to 65 on
+ * MariaDB and 89 to 105 on SQLite (docs/performance.md, "An import's memory").
  */
-const WRITTEN_LIMIT = isMysql() ? 80 : 112;
+const WRITTEN_LIMIT = isMysql() ? 64 : 80;
 /**
- * A written upsert's bound (every row's phones changed): the issue's 64 MiB on MariaDB, where it
- * grew by 48 to 52 MiB; on SQLite, where it grew by 84 to 86, the creates' bound (docs/performance.md,
- * "An upsert by index"). It grew by some 213 MiB on MariaDB and 224 on SQLite while the plan held
- * each contact's current row and the writer every change at once.
+ * A written .xlsx import's bound: the workbook is held whole while it is read (its zip is read
+ * from the end), and its reading leaves more behind. It grew by 53 to 74 MiB on MariaDB and 62
+ * to 86 on SQLite: over the issue's 64, which is not met for an .xlsx yet.
  */
-const UPSERT_LIMIT = isMysql() ? 64 : 112;
+const XLSX_WRITTEN_LIMIT = isMysql() ? 88 : 100;
 const ROOT = path.join(__dirname, '..', '..');
 const PROBE = path.join(__dirname, 'import-memory-probe.ts');
 
@@ -58,8 +59,9 @@ interface Probed {
 function probe(config: Readonly<Config>, file: string, warmUp: string, mode: string, dryRun: boolean, stages = false): Promise<Probed> {
   // testConfig() takes SQLite's file from TEST_SQLITE_TEMPLATE: the probe imports into this file's own copy, not into the run's template
   const db = config.db.client === 'sqlite' ? { DB_CLIENT: 'sqlite', TEST_SQLITE_TEMPLATE: config.db.sqliteFilename } : { DB_NAME: config.db.database };
-  const args = ['--expose-gc', '--max-old-space-size=384', ...(process.env.PROBE_NODE_ARGS ? process.env.PROBE_NODE_ARGS.split(' ') : []), '--import', 'tsx', PROBE, file, warmUp, mode, String(dryRun), ...(stages ? ['stages'] : [])];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...db, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const image = imageRuntime();
+  const args = ['--expose-gc', ...image.nodeArgs, ...(process.env.PROBE_NODE_ARGS ? process.env.PROBE_NODE_ARGS.split(' ') : []), '--import', 'tsx', PROBE, file, warmUp, mode, String(dryRun), ...(stages ? ['stages'] : [])];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...image.env, ...db, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let [stdout, stderr] = ['', ''];
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));
@@ -81,7 +83,7 @@ async function rowNames(db: Db): Promise<RowNames> {
   return { unit: unit.code, department: department.name, designation: designation.name, rank: rank.name };
 }
 
-describe('a 100,000-row import with every column filled, in a process of its own (heap capped at 384 MiB, as the image runs it)', () => {
+describe('a 100,000-row import with every column filled, in a process of its own (as the image runs it: heap capped at 384 MiB, glibc thresholds fixed)', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'import-memory-'));
   const warmUp = path.join(dir, 'warm-up.csv');
   let opened: Awaited<ReturnType<typeof openOwnSeededDb>>;
@@ -126,27 +128,30 @@ describe('a 100,000-row import with every column filled, in a process of its own
     300_000,
   );
 
-  test('csv: a written import of 100,000 new contacts grows the resident memory by less than 80 MiB on MariaDB (112 on SQLite)', async () => {
-    const measure = async () => probe(opened.config, await fileOf('csv', `MEMW${++runs}`), warmUp, 'create', false);
+  test.each([
+    ['csv', WRITTEN_LIMIT],
+    ['xlsx', XLSX_WRITTEN_LIMIT],
+  ] as const)('%s: a written import of 100,000 new contacts grows the resident memory by less than %d MiB', async (format, limit) => {
+    const measure = async () => probe(opened.config, await fileOf(format, `MEMW${format.toUpperCase()}${++runs}`), warmUp, 'create', false);
     let result = await measure();
     // the same rule as above: a run over the bound is measured once more (a file of new contacts again), two over it fail
-    if (result.peak_mib >= WRITTEN_LIMIT) result = await measure();
-    report('csv create, written', result);
+    if (result.peak_mib >= limit) result = await measure();
+    report(`${format} create, written`, result);
     expect(result).toMatchObject({ created: ROWS, updated: 0, unchanged: 0 });
-    expect(result.peak_mib).toBeLessThan(WRITTEN_LIMIT);
-  }, 300_000);
+    expect(result.peak_mib).toBeLessThan(limit);
+  }, 600_000);
 
-  test(`csv: a written upsert of 100,000 existing contacts, every row's phones changed, grows the resident memory by less than ${UPSERT_LIMIT} MiB`, async () => {
+  test(`csv: a written upsert of 100,000 existing contacts, every row's phones changed, grows the resident memory by less than ${WRITTEN_LIMIT} MiB`, async () => {
     // the contacts to change: the same file written as new contacts first (not measured)
     const tag = `MEMU${++runs}`;
     expect(await probe(opened.config, await fileOf('csv', tag), warmUp, 'create', false)).toMatchObject({ created: ROWS });
     const measure = async (variant: number) => probe(opened.config, await fileOf('csv', tag, variant), warmUp, 'upsert', false);
     let result = await measure(1);
     // the same rule as above: a run over the bound is measured once more (every phone changed again), two over it fail
-    if (result.peak_mib >= UPSERT_LIMIT) result = await measure(2);
+    if (result.peak_mib >= WRITTEN_LIMIT) result = await measure(2);
     report('csv upsert, written', result);
     expect(result).toMatchObject({ created: 0, updated: ROWS, unchanged: 0 });
-    expect(result.peak_mib).toBeLessThan(UPSERT_LIMIT);
+    expect(result.peak_mib).toBeLessThan(WRITTEN_LIMIT);
   }, 600_000);
 
   (process.env.IMPORT_MEMORY_STAGES ? test : test.skip)('the figures of docs/performance.md: each format, mode and dry run, with the stages', async () => {

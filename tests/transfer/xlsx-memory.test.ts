@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { imageRuntime } from '../helpers/image-runtime';
 import { craftedWorkbooks, smallWorkbook } from './xlsx-crafted';
 import { zipOf } from './xlsx-zip';
 
@@ -30,11 +31,12 @@ interface Probed {
   read_ms: number;
 }
 
-/** Runs the probe on `file` with the heap the service runs with (Dockerfile), and gives what it printed. */
+/** Runs the probe on `file` as the image runs the service (its heap cap and glibc settings: Dockerfile), and gives what it printed. */
 function probe(file: string, warmUp: string): Promise<Probed> {
-  const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=384', '--import', 'tsx', PROBE, file, warmUp, String(MAX_ROWS)], {
+  const image = imageRuntime();
+  const child = spawn(process.execPath, ['--expose-gc', ...image.nodeArgs, '--import', 'tsx', PROBE, file, warmUp, String(MAX_ROWS)], {
     cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '' },
+    env: { ...process.env, ...image.env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let [stdout, stderr] = ['', ''];
