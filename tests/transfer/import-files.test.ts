@@ -406,9 +406,9 @@ describe('a text/csv body sent compressed (Content-Encoding, as express.raw took
     expect(await takenServiceNos(ctx, [sn])).toEqual([sn]);
   });
 
-  it('refuses Content-Encoding: compress as 415, naming the encoding', async () => {
-    const res = await send(Buffer.from(csv([HEADER, personRow(f, tagOf())])), 'compress');
-    expectErrorEnvelope(res, 415, 'Unsupported content encoding "compress"');
+  test.each(['compress', 'gzip, br', 'constructor'])('refuses Content-Encoding: %s as 415, naming the encoding', async (encoding) => {
+    const res = await send(Buffer.from(csv([HEADER, personRow(f, tagOf())])), encoding);
+    expectErrorEnvelope(res, 415, `Unsupported content encoding "${encoding}"`);
   });
 
   it('refuses a gzip body that cannot be inflated as 400 on field file, and writes nothing', async () => {

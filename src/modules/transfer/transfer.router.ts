@@ -58,18 +58,18 @@ class SheetStorage implements multer.StorageEngine {
 }
 
 /** The inflaters of a CSV body's Content-Encoding (what express.raw accepted). */
-const INFLATE: Record<string, () => Transform> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress(),
-};
+const INFLATE = new Map<string, () => Transform>([
+  ['gzip', () => zlib.createGunzip()],
+  ['x-gzip', () => zlib.createGunzip()],
+  ['deflate', () => zlib.createInflate()],
+  ['br', () => zlib.createBrotliDecompress()],
+]);
 
 /** A CSV body's bytes, inflated, at most `maxBytes` of them (413 past that). */
 function csvBody(req: Request, maxBytes: number): Readable {
   if (Number(req.headers['content-length']) > maxBytes) throw tooLarge(maxBytes);
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const inflate = encoding === 'identity' ? null : INFLATE[encoding];
+  const inflate = encoding === 'identity' ? null : INFLATE.get(encoding);
   if (inflate === undefined) throw new AppError(415, `Unsupported content encoding "${encoding}"`);
   let size = 0;
   const limited = new Transform({
