@@ -5,7 +5,8 @@ import { AppError, ValidationError } from '../../lib/errors';
 import { yieldToLoop } from '../../lib/yield';
 import { mapHeader, MAX_CELL_CHARS, MAX_COLUMNS } from './columns';
 import { KeptRows } from './sheet-rows';
-import { readXlsx } from './xlsx-sheet';
+import { readXlsx, type XlsxSheet } from './xlsx-sheet';
+import { bufferSource, SpooledFile } from './zip-source';
 
 /**
  * A file's rows as text: the header, then each data row with its own row number in the file.
@@ -52,7 +53,8 @@ const notText = () => new AppError(415, 'Unsupported file type: send a .csv file
 /**
  * Reads a .csv or .xlsx file: 400 for a file that cannot be read, 413 for more than `maxRows`
  * data rows. A streamed CSV is read as it arrives, so the upload is never held whole beside
- * its rows; an .xlsx is gathered first (its zip is read from the end). Both readers yield to
+ * its rows; a streamed .xlsx is written to a temporary file first (its zip is read from the
+ * end), and read from there. Both readers yield to
  * the event loop every few milliseconds, so that other requests are answered while a large
  * file is read (docs/performance.md). A stream is not destroyed: what a refused file leaves
  * unread is the caller's to drain.
@@ -60,8 +62,7 @@ const notText = () => new AppError(415, 'Unsupported file type: send a .csv file
 export async function readSheet(file: SheetSource, maxRows: number): Promise<Sheet> {
   const { start, chunks } = Buffer.isBuffer(file) ? { start: file, chunks: slicesOf(file) } : await opened(file);
   const format = formatOf(start);
-  const read = format === 'csv' ? await readCsv(chunks, maxRows)
-    : await readXlsx(Buffer.isBuffer(file) ? file : await wholeOf(chunks), maxRows, keptPlaces);
+  const read = format === 'csv' ? await readCsv(chunks, maxRows) : await xlsxOf(file, chunks, maxRows);
   const { header, kept, rows } = read;
   if (header.length === 0) throw unreadable(format === 'csv' ? 'The file is empty' : 'The workbook has no rows on its first sheet');
   if (header.length > MAX_COLUMNS) throw unreadable(`The file has ${header.length} columns; at most ${MAX_COLUMNS} are read`);
@@ -101,11 +102,15 @@ async function opened(stream: Readable): Promise<{ start: Buffer; chunks: AsyncG
   return { start, chunks: chunks() };
 }
 
-/** All of a stream's bytes as one Buffer (an .xlsx: the upload's limit bounds it). */
-async function wholeOf(chunks: AsyncIterable<Buffer>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of chunks) parts.push(chunk);
-  return Buffer.concat(parts);
+/** The rows of an .xlsx: read from the Buffer given, or from a temporary file the stream is written to. */
+async function xlsxOf(file: SheetSource, chunks: AsyncIterable<Buffer>, maxRows: number): Promise<XlsxSheet> {
+  if (Buffer.isBuffer(file)) return readXlsx(bufferSource(file), maxRows, keptPlaces);
+  const spooled = await SpooledFile.of(chunks);
+  try {
+    return await readXlsx(spooled, maxRows, keptPlaces);
+  } finally {
+    await spooled.close();
+  }
 }
 
 /**

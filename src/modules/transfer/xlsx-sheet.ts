@@ -6,6 +6,7 @@ import { SheetWalk, type RowRead } from './xlsx-cells';
 import { SharedStrings } from './xlsx-strings';
 import { parseXmlPart, UnreadablePart } from './xlsx-xml';
 import { checkedXlsx, inflateLimits, SHARED_STRINGS, WORKSHEET, type ZipPart } from './zip-limits';
+import type { ZipSource } from './zip-source';
 
 /**
  * The first worksheet of an .xlsx, read by saxes as its part inflates, once the zip has passed
@@ -31,7 +32,7 @@ export interface XlsxSheet {
  * then reads it again from the start, keeping of each data row the cells of `keptOf(header)`.
  * Reading stops after `maxRows` + 1 data rows; 413 when the kept cells outgrow keptTextBytes.
  */
-export async function readXlsx(file: Buffer, maxRows: number, keptOf: (header: string[]) => number[]): Promise<XlsxSheet> {
+export async function readXlsx(file: ZipSource, maxRows: number, keptOf: (header: string[]) => number[]): Promise<XlsxSheet> {
   const parts = await checkedXlsx(file, maxRows);
   const slices = new TimeSlices(10, 1);
   try {

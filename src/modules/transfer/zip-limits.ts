@@ -1,6 +1,11 @@
+import { Readable, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import { AppError, ValidationError } from '../../lib/errors';
 import { MAX_CELL_CHARS } from './columns';
+import { directoryOf, unreadable, type ZipPart } from './zip-directory';
+import { CHUNK, type ZipSource } from './zip-source';
+
+export type { ZipPart } from './zip-directory';
 
 /**
  * How far an .xlsx may inflate (docs/import-export.md, "Limits"). A workbook is a zip: 0.4 MB
@@ -32,8 +37,6 @@ export const XLSX_LIMITS = {
    */
   keptTextBaseBytes: 4 * 1024 * 1024,
   keptTextBytesPerRow: 256,
-  /** Parts of one workbook: a workbook of a few sheets has some 10 to 40. */
-  maxParts: 1000,
 } as const;
 
 /** The limits for a file of at most `maxRows` data rows. */
@@ -46,29 +49,14 @@ export function inflateLimits(maxRows: number): { totalBytes: number; sharedStri
   };
 }
 
-/** One part of the zip, as its central directory declares it. */
-export interface ZipPart {
-  name: string;
-  rawName: Buffer;
-  method: number;
-  crc: number;
-  compressedSize: number;
-  size: number;
-  offset: number;
-  /** Its deflated bytes: a view of the upload. */
-  data: Buffer;
-}
-
 export const SHARED_STRINGS = 'xl/sharedStrings.xml';
 /** A worksheet's part: the first of them in the zip is the one imported, as exceljs's streaming reader took it. */
 export const WORKSHEET = /xl\/worksheets\/sheet\d+[.]xml/;
 /** The parts the reader parses as XML (xlsx-sheet.ts, xlsx-strings.ts). */
 const parsedAsXml = (name: string) => name === SHARED_STRINGS || WORKSHEET.test(name);
 
-const unreadable = (why: string) => ValidationError.field('file', `The file is not a readable .xlsx workbook: ${why}`);
 /** A size in MiB, rounded up (a size found) or down (a limit), so that one never reads as the other. */
 const MiB = (bytes: number, round: (x: number) => number = Math.ceil) => `${round(bytes / (1024 * 1024))} MiB`;
-const CHUNK = 64 * 1024;
 
 /**
  * Checks an .xlsx zip before any part is parsed, and gives its parts in the order of their data:
@@ -77,8 +65,8 @@ const CHUNK = 64 * 1024;
  * as a stream and dropped: memory stays at a chunk whatever the ratio. The reader inflates the
  * parts it parses again (`inflated`), which is then byte for byte what was checked.
  */
-export async function checkedXlsx(file: Buffer, maxRows: number): Promise<ZipPart[]> {
-  const parts = directoryOf(file);
+export async function checkedXlsx(file: ZipSource, maxRows: number): Promise<ZipPart[]> {
+  const parts = await directoryOf(file);
   const limits = inflateLimits(maxRows);
   const strings = parts.filter((p) => p.name === SHARED_STRINGS).reduce((sum, p) => sum + p.size, 0);
   if (strings > limits.sharedStringsBytes) {
@@ -95,11 +83,10 @@ export async function checkedXlsx(file: Buffer, maxRows: number): Promise<ZipPar
 /** The inflated bytes of a checked part, 64 KiB at a time; the inflater stops when the caller does. */
 export async function* inflated(part: ZipPart): AsyncGenerator<Buffer> {
   if (part.method === 0) {
-    for (let at = 0; at < part.data.length; at += CHUNK) yield part.data.subarray(at, at + CHUNK);
+    yield* part.source.chunks(part.dataStart, part.dataEnd);
     return;
   }
-  const inflater = zlib.createInflateRaw({ chunkSize: CHUNK });
-  inflater.end(part.data);
+  const inflater = inflaterOf(part);
   try {
     for await (const chunk of inflater) yield chunk as Buffer;
   } finally {
@@ -107,70 +94,11 @@ export async function* inflated(part: ZipPart): AsyncGenerator<Buffer> {
   }
 }
 
-/** The parts of the central directory, in the order of their data, each checked to lie inside the file and apart from the others. */
-function directoryOf(zip: Buffer): ZipPart[] {
-  const end = endOfDirectory(zip);
-  const count = zip.readUInt16LE(end + 10);
-  const directoryStart = zip.readUInt32LE(end + 16);
-  if (count === 0xffff || directoryStart === 0xffffffff) throw unreadable('a ZIP64 archive');
-  if (count > XLSX_LIMITS.maxParts) throw new AppError(413, `The workbook has ${count} parts; at most ${XLSX_LIMITS.maxParts} are read`);
-  const parts: ZipPart[] = [];
-  const names = new Set<string>();
-  for (let at = directoryStart, i = 0; i < count; i++) {
-    if (at + 46 > end || zip.readUInt32LE(at) !== 0x02014b50) throw unreadable('its central directory is damaged');
-    const [nameLength, extraLength, commentLength] = [zip.readUInt16LE(at + 28), zip.readUInt16LE(at + 30), zip.readUInt16LE(at + 32)];
-    if (at + 46 + nameLength + extraLength + commentLength > end) throw unreadable('its central directory is damaged');
-    const rawName = zip.subarray(at + 46, at + 46 + nameLength);
-    const declared = { size: zip.readUInt32LE(at + 24), compressedSize: zip.readUInt32LE(at + 20), offset: zip.readUInt32LE(at + 42) };
-    const sizes = zip64Sizes(zip.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength), declared);
-    const flags = zip.readUInt16LE(at + 8);
-    const part = { name: rawName.toString('utf8'), rawName, method: zip.readUInt16LE(at + 10), crc: zip.readUInt32LE(at + 16), ...sizes, data: zip.subarray(0, 0) };
-    if (flags & 0x1) throw unreadable(`${part.name} is encrypted`);
-    if (part.method !== 0 && part.method !== 8) throw unreadable(`${part.name} is compressed by method ${part.method}, not deflate`);
-    if (names.has(part.name)) throw unreadable(`it holds ${part.name} twice`);
-    names.add(part.name);
-    parts.push(part);
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  parts.sort((a, b) => a.offset - b.offset);
-  let free = 0; // the first byte no part holds yet: parts must not overlap, or a few bytes would inflate many times
-  for (const part of parts) {
-    if (part.offset < free || part.offset + 30 > directoryStart || zip.readUInt32LE(part.offset) !== 0x04034b50) throw unreadable(`the entry of ${part.name} is damaged`);
-    const [nameLength, extraLength] = [zip.readUInt16LE(part.offset + 26), zip.readUInt16LE(part.offset + 28)];
-    if (!zip.subarray(part.offset + 30, part.offset + 30 + nameLength).equals(part.rawName)) throw unreadable(`the entry of ${part.name} names another part`);
-    const dataStart = part.offset + 30 + nameLength + extraLength;
-    free = dataStart + part.compressedSize;
-    if (free > directoryStart) throw unreadable(`${part.name} runs past the end of the data`);
-    part.data = zip.subarray(dataStart, free);
-  }
-  return parts;
-}
-
-/** Where the end-of-central-directory record starts: the last signature whose comment ends the file. */
-function endOfDirectory(zip: Buffer): number {
-  const signature = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
-  if (zip.length < 22) throw unreadable('it has no central directory');
-  for (let at = zip.lastIndexOf(signature, zip.length - 22); at >= 0; at = at > 0 ? zip.lastIndexOf(signature, at - 1) : -1) {
-    if (at + 22 + zip.readUInt16LE(at + 20) === zip.length) return at;
-  }
-  throw unreadable('it has no central directory');
-}
-
-/** The sizes and offset a ZIP64 extra field holds for those the 32-bit fields mark 0xffffffff. */
-function zip64Sizes(extra: Buffer, fields: { size: number; compressedSize: number; offset: number }) {
-  const out = { ...fields };
-  for (let at = 0; at + 4 <= extra.length; at += 4 + extra.readUInt16LE(at + 2)) {
-    if (extra.readUInt16LE(at) !== 0x0001) continue;
-    let next = at + 4;
-    for (const key of ['size', 'compressedSize', 'offset'] as const) {
-      if (fields[key] !== 0xffffffff) continue;
-      if (next + 8 > at + 4 + extra.readUInt16LE(at + 2)) throw unreadable('a ZIP64 field is damaged');
-      out[key] = Number(extra.readBigUInt64LE(next));
-      next += 8;
-    }
-  }
-  if (Object.values(out).some((v) => v === 0xffffffff)) throw unreadable('a ZIP64 field is missing');
-  return out;
+/** An inflater fed the part's deflated bytes as it takes them; an error reading them is the inflater's. */
+function inflaterOf(part: ZipPart): zlib.InflateRaw {
+  const inflater = zlib.createInflateRaw({ chunkSize: CHUNK });
+  pipeline(Readable.from(part.source.chunks(part.dataStart, part.dataEnd), { objectMode: false }), inflater, () => undefined);
+  return inflater;
 }
 
 /**
@@ -179,7 +107,6 @@ function zip64Sizes(extra: Buffer, fields: { size: number; compressedSize: numbe
  * be the declared ones. The XML parts the reader parses are scanned for a text over maxTextBytes.
  */
 async function inflatePart(part: ZipPart): Promise<void> {
-  const { data } = part;
   const scanTexts = parsedAsXml(part.name) ? textLength(part.name) : undefined;
   let [size, crc] = [0, 0];
   const take = (chunk: Buffer) => {
@@ -189,17 +116,16 @@ async function inflatePart(part: ZipPart): Promise<void> {
     scanTexts?.(chunk);
   };
   if (part.method === 0) {
-    for (let at = 0; at < data.length; at += CHUNK) take(data.subarray(at, at + CHUNK));
+    for await (const chunk of part.source.chunks(part.dataStart, part.dataEnd)) take(chunk);
   } else {
-    const inflater = zlib.createInflateRaw({ chunkSize: CHUNK });
-    inflater.end(data);
+    const inflater = inflaterOf(part);
     try {
       for await (const chunk of inflater) take(chunk as Buffer);
     } catch (err) {
       if (err instanceof AppError) throw err;
       throw unreadable(`${part.name} cannot be inflated`);
     }
-    if (inflater.bytesWritten !== data.length) throw unreadable(`${part.name} has data past its end`);
+    if (inflater.bytesWritten !== part.compressedSize) throw unreadable(`${part.name} has data past its end`);
   }
   if (size !== part.size) throw unreadable(`${part.name} inflates to ${size} bytes, not the ${part.size} its directory declares`);
   if (crc !== part.crc) throw unreadable(`${part.name} fails its CRC check`);
