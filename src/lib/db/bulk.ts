@@ -12,9 +12,17 @@ export interface BulkOptions {
 }
 
 /**
+ * The values of one SQLite INSERT: its compiled program grows with them (some 30,000 values
+ * took a few MiB, outside V8's heap, while a 100,000-row import ran), and a row costs SQLite the
+ * same in a statement of 40 rows as in one of 1,200: a written import's peak fell by some 5 MiB,
+ * and it was no slower (docs/performance.md, "An import's memory").
+ */
+const SQLITE_VALUES_PER_INSERT = 1024;
+
+/**
  * Multi-row INSERT ... VALUES written directly: knex builds SQLite's multi-row inserts as a
  * compound SELECT (capped at 500 terms, and slow to parse). Batches stay under SQLite's
- * 32,766 bound parameters and MySQL's packet size.
+ * 32,766 bound parameters (SQLITE_VALUES_PER_INSERT) and MySQL's packet size.
  */
 export async function bulkInsert(
   trx: Knex.Transaction,
@@ -24,12 +32,13 @@ export async function bulkInsert(
 ): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]);
-  const size = Math.max(1, Math.min(5000, Math.floor(30000 / columns.length)));
+  const sqlite = dialectOf(trx) === 'sqlite';
+  const size = Math.max(1, Math.min(5000, Math.floor((sqlite ? SQLITE_VALUES_PER_INSERT : 30000) / columns.length)));
   const tuple = `(${columns.map(() => '?').join(',')})`;
   const insert = !options.ignoreDuplicates ? 'INSERT' : dialectOf(trx) === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
   const into = trx.raw(`${insert} INTO ?? (${columns.map(() => '??').join(',')})`, [table, ...columns]).toSQL().sql;
   const sqlOf = (count: number) => `${into} VALUES ${new Array<string>(count).fill(tuple).join(',')}`;
-  const run = dialectOf(trx) === 'sqlite' ? await sqliteInserts(trx, sqlOf) : null;
+  const run = sqlite ? await sqliteInserts(trx, sqlOf) : null;
   for (const chunk of chunks(rows, size)) {
     const bindings = chunk.flatMap((row) => columns.map((c) => row[c] as Knex.Value));
     if (run) run(chunk.length, bindings);
