@@ -3,7 +3,9 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { AppError } from '../../src/lib/errors';
 import { readSheet } from '../../src/modules/transfer/sheet';
+import { SpooledFile, UploadStorageError } from '../../src/modules/transfer/zip-source';
 import { NS, textPart, workbookParts, zipOf, type Part } from './xlsx-zip';
 
 /**
@@ -166,5 +168,42 @@ describe.each(sources)('a workbook\'s zip, given %s', (how, given) => {
     expect(part.deflated.length).toBeGreaterThan(64 * 1024);
     const file = zipOf([...workbookParts(), { ...part, deflated: Buffer.concat([part.deflated, Buffer.from('trailing')]) }]);
     await expect(readSheet(given(file), 10_000)).rejects.toMatchObject(refusal('xl/worksheets/sheet1.xml has data past its end'));
+  });
+});
+
+describe('the temporary file of a streamed workbook (zip-source.ts)', () => {
+  async function* pieces(...parts: Array<Buffer | Error>) {
+    for (const part of parts) {
+      if (part instanceof Error) throw part;
+      yield part;
+    }
+  }
+
+  it('is a fault of the server, naming the directory, when it cannot be written (not a 400 of the file)', async () => {
+    const refused = SpooledFile.of(pieces(Buffer.from('PK\u0003\u0004')), '/nonexistent-directory-of-the-test');
+    await expect(refused).rejects.toBeInstanceOf(UploadStorageError);
+    await expect(refused).rejects.toThrow(/^The upload cannot be written to \/nonexistent-directory-of-the-test while it is read: ENOENT/);
+  });
+
+  it('passes on an error of the stream as it is (a body past its limit stays a 413), and closes the file', async () => {
+    const tooLarge = new AppError(413, 'Import file too large');
+    await expect(SpooledFile.of(pieces(Buffer.from('PK\u0003\u0004'), tooLarge))).rejects.toBe(tooLarge);
+    expect(spooled()).toEqual([]);
+  });
+
+  it('reads back what was written, at any offset and in chunks of 64 KiB', async () => {
+    const bytes = randomBytes(200_000);
+    const file = await SpooledFile.of(pieces(bytes.subarray(0, 70_000), bytes.subarray(70_000)));
+    try {
+      expect(file.size).toBe(bytes.length);
+      expect(await file.read(69_990, 20)).toEqual(bytes.subarray(69_990, 70_010));
+      const chunks: Buffer[] = [];
+      for await (const chunk of file.chunks(1000, 199_000)) chunks.push(chunk);
+      expect(chunks.map((c) => c.length)).toEqual([65_536, 65_536, 65_536, 1_392]);
+      expect(Buffer.concat(chunks)).toEqual(bytes.subarray(1000, 199_000));
+    } finally {
+      await file.close();
+    }
+    expect(spooled()).toEqual([]);
   });
 });

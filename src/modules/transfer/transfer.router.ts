@@ -13,6 +13,7 @@ import type { DirectoryImport } from './import.service';
 import type { ImportMode } from './import.plan';
 import type { Sheet } from './sheet';
 import { exportRules, importRules, templateRules } from './transfer.validators';
+import { UploadStorageError } from './zip-source';
 
 export interface TransferServices {
   importer: DirectoryImport;
@@ -110,7 +111,7 @@ function receiveFile(maxBytes: number, read: ReadFile): RequestHandler {
         if (!err) return next();
         const code = (err as { code?: string }).code;
         if (code === 'LIMIT_FILE_SIZE') return next(tooLarge(maxBytes));
-        if (err instanceof AppError) return next(err);
+        if (err instanceof AppError || err instanceof UploadStorageError) return next(err);
         if (err instanceof multer.MulterError) return next(ValidationError.field('file', `The upload is not valid: ${err.message}`));
         next(ValidationError.field('file', 'The multipart body cannot be read'));
       });
@@ -123,7 +124,7 @@ function receiveFile(maxBytes: number, read: ReadFile): RequestHandler {
         })
         .catch(async (err: unknown) => {
           await drained(req);
-          next(err instanceof AppError ? err : ValidationError.field('file', 'The request body cannot be read'));
+          next(err instanceof AppError || err instanceof UploadStorageError ? err : ValidationError.field('file', 'The request body cannot be read'));
         });
     } else {
       next(new AppError(415, 'Unsupported media type: send multipart/form-data with the file in field file, or a text/csv body'));

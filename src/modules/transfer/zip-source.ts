@@ -31,6 +31,16 @@ export function bufferSource(file: Buffer): ZipSource {
 }
 
 /**
+ * The upload could not be written to the temporary directory (full, missing, not writable): a
+ * fault of the server, not of the file, answered as one (500, logged with its cause).
+ */
+export class UploadStorageError extends Error {
+  constructor(dir: string, cause: unknown) {
+    super(`The upload cannot be written to ${dir} while it is read: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/**
  * A stream written to a file in the system's temporary directory (`os.tmpdir()`: TMPDIR), and
  * read back from there. The file is unlinked as soon as it is open, where the system allows it
  * (Linux, macOS): it has no name while it is read, and the system frees it when the service
@@ -43,15 +53,19 @@ export class SpooledFile implements ZipSource {
     public size: number,
   ) {}
 
-  static async of(chunks: AsyncIterable<Buffer>): Promise<SpooledFile> {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'directory-import-'));
-    const name = path.join(dir, 'upload.xlsx');
-    const handle = await open(name, 'w+', 0o600);
+  static async of(chunks: AsyncIterable<Buffer>, tmpdir = os.tmpdir()): Promise<SpooledFile> {
+    const stored = <T>(step: Promise<T>) => step.catch((err: unknown) => Promise.reject(new UploadStorageError(tmpdir, err)));
+    const dir = await stored(mkdtemp(path.join(tmpdir, 'directory-import-')));
+    const handle = await stored(open(path.join(dir, 'upload.xlsx'), 'w+', 0o600)).catch(async (err: unknown) => {
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
+    });
     const unlinked = await rm(dir, { recursive: true }).then(() => true, () => false);
     const file = new SpooledFile(handle, unlinked ? null : dir, 0);
     try {
+      // an error of the stream (a client gone, a body past its limit) is the stream's, not the disk's
       for await (const chunk of chunks) {
-        await handle.write(chunk, 0, chunk.length, file.size);
+        await stored(handle.write(chunk, 0, chunk.length, file.size));
         file.size += chunk.length;
       }
     } catch (err) {
