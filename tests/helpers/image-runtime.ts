@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -18,4 +19,31 @@ export function imageRuntime(): { nodeArgs: string[]; env: Record<string, string
   if (!nodeArgs.some((a) => a.startsWith('--max-old-space-size='))) throw new Error('the Dockerfile sets no --max-old-space-size in NODE_OPTIONS');
   const env = Object.fromEntries([...last.matchAll(/\b(MALLOC_[A-Z_]+)=(\d+)/g)].map((m) => [m[1], m[2]]));
   return { nodeArgs, env };
+}
+
+/**
+ * Runs a memory probe (a script that prints one line of JSON last) in a process of its own, as
+ * the image runs the service: its heap cap and glibc settings, `--expose-gc` for the probe's own
+ * collections, and the flags of PROBE_NODE_ARGS (`--max-semi-space-size=2`, say) for trying others.
+ * Resolves with that line, parsed; rejects when the probe fails.
+ */
+export function runProbe<T>(script: string, args: string[], env: Record<string, string> = {}): Promise<T> {
+  const image = imageRuntime();
+  const extra = process.env.PROBE_NODE_ARGS ? process.env.PROBE_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, ['--expose-gc', ...image.nodeArgs, ...extra, '--import', 'tsx', script, ...args], {
+    cwd: path.join(__dirname, '..', '..'),
+    env: { ...process.env, ...image.env, ...env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const line = stdout.trim().split('\n').pop() ?? '';
+      if (code !== 0 || !line.startsWith('{')) reject(new Error(`the probe exited with ${code}: ${stderr}`));
+      else resolve(JSON.parse(line) as T);
+    });
+  });
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +5,7 @@ import type { Config } from '../../src/config';
 import type { Db } from '../../src/lib/db';
 import { isMysql } from '../helpers/config';
 import { openOwnSeededDb } from '../helpers/context';
-import { imageRuntime } from '../helpers/image-runtime';
+import { runProbe } from '../helpers/image-runtime';
 import { csvOf, fullRows, xlsxOf, type RowNames } from './import-memory-files';
 
 /**
@@ -22,7 +21,7 @@ import { csvOf, fullRows, xlsxOf, type RowNames } from './import-memory-files';
  * XLSX_WRITTEN_LIMIT (docs/performance.md, "An import's memory").
  * IMPORT_MEMORY_REPORT=1 prints what each run measures; IMPORT_MEMORY_STAGES=1 runs every
  * format, mode and dry run with the garbage collected at each stage (the figures of the docs);
- * PROBE_NODE_ARGS adds Node.js flags to the probe's process (`--max-semi-space-size=2`, say).
+ * PROBE_NODE_ARGS adds Node.js flags to the probe's process (image-runtime.ts).
  */
 
 const ROWS = 100_000;
@@ -39,7 +38,6 @@ const WRITTEN_LIMIT = isMysql() ? 64 : 80;
  * SQLite since the workbook is read from a temporary file: under the issue's 64 without a margin.
  */
 const XLSX_WRITTEN_LIMIT = isMysql() ? 72 : 80;
-const ROOT = path.join(__dirname, '..', '..');
 const PROBE = path.join(__dirname, 'import-memory-probe.ts');
 
 interface Probed {
@@ -56,21 +54,8 @@ interface Probed {
 
 function probe(config: Readonly<Config>, file: string, warmUp: string, mode: string, dryRun: boolean, stages = false): Promise<Probed> {
   // testConfig() takes SQLite's file from TEST_SQLITE_TEMPLATE: the probe imports into this file's own copy, not into the run's template
-  const db = config.db.client === 'sqlite' ? { DB_CLIENT: 'sqlite', TEST_SQLITE_TEMPLATE: config.db.sqliteFilename } : { DB_NAME: config.db.database };
-  const image = imageRuntime();
-  const args = ['--expose-gc', ...image.nodeArgs, ...(process.env.PROBE_NODE_ARGS ? process.env.PROBE_NODE_ARGS.split(' ') : []), '--import', 'tsx', PROBE, file, warmUp, mode, String(dryRun), ...(stages ? ['stages'] : [])];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...image.env, ...db, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let [stdout, stderr] = ['', ''];
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const line = stdout.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !line.startsWith('{')) reject(new Error(`the probe exited with ${code}: ${stderr}`));
-      else resolve(JSON.parse(line) as Probed);
-    });
-  });
+  const db: Record<string, string> = config.db.client === 'sqlite' ? { DB_CLIENT: 'sqlite', TEST_SQLITE_TEMPLATE: String(config.db.sqliteFilename) } : { DB_NAME: String(config.db.database) };
+  return runProbe<Probed>(PROBE, [file, warmUp, mode, String(dryRun), ...(stages ? ['stages'] : [])], db);
 }
 
 async function rowNames(db: Db): Promise<RowNames> {

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { imageRuntime } from '../helpers/image-runtime';
+import { runProbe } from '../helpers/image-runtime';
 import { craftedWorkbooks, smallWorkbook } from './xlsx-crafted';
 import { zipOf } from './xlsx-zip';
 
@@ -17,7 +16,6 @@ import { zipOf } from './xlsx-zip';
 
 const MAX_ROWS = 100_000;
 const MiB_LIMIT = 64;
-const ROOT = path.join(__dirname, '..', '..');
 const PROBE = path.join(__dirname, 'xlsx-memory-probe.ts');
 
 interface Probed {
@@ -32,25 +30,7 @@ interface Probed {
 }
 
 /** Runs the probe on `file` as the image runs the service (its heap cap and glibc settings: Dockerfile), and gives what it printed. */
-function probe(file: string, warmUp: string): Promise<Probed> {
-  const image = imageRuntime();
-  const child = spawn(process.execPath, ['--expose-gc', ...image.nodeArgs, '--import', 'tsx', PROBE, file, warmUp, String(MAX_ROWS)], {
-    cwd: ROOT,
-    env: { ...process.env, ...image.env, NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let [stdout, stderr] = ['', ''];
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const line = stdout.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !line.startsWith('{')) reject(new Error(`the probe exited with ${code}: ${stderr}`));
-      else resolve(JSON.parse(line) as Probed);
-    });
-  });
-}
+const probe = (file: string, warmUp: string) => runProbe<Probed>(PROBE, [file, warmUp, String(MAX_ROWS)]);
 
 describe('reading the worst .xlsx within the limits (IMPORT_MAX_ROWS 100,000, the default), each in a process of its own', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'xlsx-memory-'));
