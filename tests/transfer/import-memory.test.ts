@@ -29,7 +29,7 @@ const MiB_LIMIT = 64;
 /**
  * A written import's bound, with a margin over what was measured: the issue's 64 MiB on MariaDB,
  * where a written create of the CSV grew by 48 to 59 MiB and an upsert by 39 to 47; on SQLite, 80:
- * a create grew by 57 to 67, an upsert by 64 to 73 (docs/performance.md, "An import's memory").
+ * a create grew by 57 to 67, an upsert by 63 to 73 (docs/performance.md, "An import's memory").
  */
 const WRITTEN_LIMIT = isMysql() ? 64 : 80;
 /**

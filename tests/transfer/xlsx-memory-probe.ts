@@ -25,7 +25,7 @@ const mib = (bytes: number) => Math.round((bytes / MiB) * 10) / 10;
 const highWaterMark = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
 
 /** The outcome of reading `file`: how many rows the import would plan, or the error's status and first message. */
-async function readAsTheImportDoes(file: Buffer | Readable, maxRows: number, parsed: () => void = () => {}): Promise<Record<string, unknown>> {
+async function readAsTheImportDoes(file: Readable, maxRows: number, parsed: () => void = () => {}): Promise<Record<string, unknown>> {
   try {
     const sheet = await readSheet(file, maxRows);
     parsed();

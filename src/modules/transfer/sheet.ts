@@ -54,10 +54,9 @@ const notText = () => new AppError(415, 'Unsupported file type: send a .csv file
  * Reads a .csv or .xlsx file: 400 for a file that cannot be read, 413 for more than `maxRows`
  * data rows. A streamed CSV is read as it arrives, so the upload is never held whole beside
  * its rows; a streamed .xlsx is written to a temporary file first (its zip is read from the
- * end), and read from there. Both readers yield to
- * the event loop every few milliseconds, so that other requests are answered while a large
- * file is read (docs/performance.md). A stream is not destroyed: what a refused file leaves
- * unread is the caller's to drain.
+ * end), and read from there. Both readers yield to the event loop every few milliseconds, so
+ * that other requests are answered while a large file is read (docs/performance.md). A stream
+ * is not destroyed: what a refused file leaves unread is the caller's to drain.
  */
 export async function readSheet(file: SheetSource, maxRows: number): Promise<Sheet> {
   const { start, chunks } = Buffer.isBuffer(file) ? { start: file, chunks: slicesOf(file) } : await opened(file);

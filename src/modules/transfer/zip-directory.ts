@@ -19,7 +19,7 @@ export interface ZipPart {
 export const unreadable = (why: string) => ValidationError.field('file', `The file is not a readable .xlsx workbook: ${why}`);
 
 /** The most parts read of one workbook: a workbook of a few sheets has some 10 to 40. */
-export const MAX_PARTS = 1000;
+const MAX_PARTS = 1000;
 /** The most bytes of central directory read: 1,000 entries of 46 bytes and a name of up to ~1,000. */
 const MAX_DIRECTORY_BYTES = 1024 * 1024;
 /** The end-of-central-directory record: 22 bytes, then a comment of up to 65,535. */
