@@ -115,7 +115,7 @@ export function setupTestContext(overrides: Record<string, string> = {}): TestCo
 /**
  * setupTestContext over a database of its own (openOwnSeededDb), for tests that must see no
  * other file's writes: on MySQL the test files share one database, and a version another file
- * bumps would change what these tests compare.
+ * bumps, or a row it adds inside a gap a test made by hand, would change what these tests compare.
  */
 export function setupOwnTestContext(suffix: string, overrides: Record<string, string> = {}): TestContext {
   const ctx = {} as TestContext;
