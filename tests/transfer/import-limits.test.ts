@@ -90,6 +90,16 @@ describe('IMPORT_MAX_BYTES=2048', () => {
     expect(await takenServiceNos(ctx, sns)).toEqual([]);
   });
 
+  it('reads a gzip text/csv body by what it inflates to, not by its Content-Length: over 2048 bytes stored uncompressed that inflate to 2048 (200, created 2)', async () => {
+    const sns = [tagOf(), tagOf()];
+    // level 0 stores the bytes as they are, with gzip's header and trailer around them
+    const body = zlib.gzipSync(Buffer.from(csvOfSize(f, sns, 2048)), { level: 0 });
+    expect(body.length).toBeGreaterThan(2048);
+    const res = await request(ctx.app).post('/api/contacts/import').set(bearer(f.admin)).set('Content-Type', 'text/csv').set('Content-Encoding', 'gzip').send(body);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ created: 2, failed: 0 });
+  });
+
   it('imports an uploaded file of exactly 2048 bytes (200, created 2)', async () => {
     const sns = [tagOf(), tagOf()];
     const res = await importCsv(ctx, f.admin, csvOfSize(f, sns, 2048));

@@ -31,9 +31,9 @@ type ReadFile = (file: Readable) => Promise<Sheet>;
 const received = new WeakMap<Request, Sheet>();
 
 /**
- * multer's storage for the import's one file: the file is read (readSheet) as it arrives,
- * a CSV row by row, so the upload is never held whole beside its rows (an .xlsx is gathered
- * first: its zip is read from the end). multer's own limits (fileSize) still hold.
+ * multer's storage for the import's one file: the file is read (readSheet) as it arrives, a
+ * CSV row by row, an .xlsx written to a temporary file (its zip is read from the end), so the
+ * upload is never held in memory. multer's own limits (fileSize) still hold.
  */
 class SheetStorage implements multer.StorageEngine {
   constructor(private readonly read: ReadFile) {}
@@ -66,12 +66,16 @@ const INFLATE = new Map<string, () => Transform>([
   ['br', () => zlib.createBrotliDecompress()],
 ]);
 
-/** A CSV body's bytes, inflated, at most `maxBytes` of them (413 past that). */
+/**
+ * A CSV body's bytes, inflated, at most `maxBytes` of them (413 past that). A Content-Length over
+ * them is refused before anything is read only for a body sent as it is: a compressed body's
+ * length says nothing of what it inflates to (raw-body, under express.raw, did the same).
+ */
 function csvBody(req: Request, maxBytes: number): Readable {
-  if (Number(req.headers['content-length']) > maxBytes) throw tooLarge(maxBytes);
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   const inflate = encoding === 'identity' ? null : INFLATE.get(encoding);
   if (inflate === undefined) throw new AppError(415, `Unsupported content encoding "${encoding}"`);
+  if (!inflate && Number(req.headers['content-length']) > maxBytes) throw tooLarge(maxBytes);
   let size = 0;
   const limited = new Transform({
     transform(chunk: Buffer, _encoding, next) {
