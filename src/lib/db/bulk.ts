@@ -35,7 +35,7 @@ export async function bulkInsert(
   const sqlite = dialectOf(trx) === 'sqlite';
   const size = Math.max(1, Math.min(5000, Math.floor((sqlite ? SQLITE_VALUES_PER_INSERT : 30000) / columns.length)));
   const tuple = `(${columns.map(() => '?').join(',')})`;
-  const insert = !options.ignoreDuplicates ? 'INSERT' : dialectOf(trx) === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+  const insert = !options.ignoreDuplicates ? 'INSERT' : sqlite ? 'INSERT OR IGNORE' : 'INSERT IGNORE';
   const into = trx.raw(`${insert} INTO ?? (${columns.map(() => '??').join(',')})`, [table, ...columns]).toSQL().sql;
   const sqlOf = (count: number) => `${into} VALUES ${new Array<string>(count).fill(tuple).join(',')}`;
   const run = sqlite ? await sqliteInserts(trx, sqlOf) : null;
