@@ -2,6 +2,8 @@ import { changeDirectory } from '../../src/modules/contacts';
 import { GROUP_SPACING, LARGE_GROUP } from '../../src/modules/contacts/data/tree/gaps';
 import { sortNameOf } from '../../src/modules/contacts/data/tree/keys';
 import { TreeOrder } from '../../src/modules/contacts/data/tree/order';
+import { updateContact } from '../../src/modules/contacts/data/contact.writer';
+import { findUserRow } from '../../src/modules/contacts/data/users.queries';
 import { setupOwnTestContext } from '../helpers/context';
 import { createUnit, createUser } from '../helpers/factory';
 import { treeProblems } from '../helpers/tree';
@@ -55,4 +57,39 @@ describe('rows placed together in a narrow gap', () => {
     expect(await labelOf(last.id)).toBe(placed.start + 10);
     expect(placed.row).toBe(placed.start + 5);
   });
+
+  /**
+   * A row moved alone is not taken out of the order first (order.ts placeSubtrees): its old
+   * label stays in the table while its new place is found. With three siblings packed one label
+   * apart, each move below starts a relabel whose window holds that old label, or starts its gap
+   * at it; the directory must stay sound and the row must land where its name and parent say.
+   */
+  test.each([
+    ['renamed among its packed siblings', 'Nnnn Packed', 'same'],
+    ['moved under its packed sibling before it (whose subtree ends at the moved row)', undefined, 'first'],
+    ['moved under its packed sibling after it', undefined, 'last'],
+  ] as const)('a leaf %s: the order stays sound', async (_case, rename, under) => {
+    const unit = await createUnit(ctx);
+    const parent = await createUser(ctx, { unit_id: unit.id });
+    const first = await createUser(ctx, { unit_id: unit.id, parent_id: parent.id, name: 'Aaaa Packed' });
+    const leaf = await createUser(ctx, { unit_id: unit.id, parent_id: parent.id, name: 'Mmmm Packed' });
+    const last = await createUser(ctx, { unit_id: unit.id, parent_id: parent.id, name: 'Zzzz Packed' });
+    const start = await labelOf(first.id);
+    await ctx.db('users').where({ id: leaf.id }).update({ tree_ord: start + 1 });
+    await ctx.db('users').where({ id: last.id }).update({ tree_ord: start + 2 });
+    expect(await treeProblems(ctx.db)).toEqual([]);
+    const newParent = under === 'first' ? first.id : under === 'last' ? last.id : parent.id;
+    await changeDirectory(ctx.db, async (trx) => {
+      const current = (await findUserRow(trx, leaf.id))!;
+      await updateContact(trx, current, rename ? { name: rename } : { parent_id: newParent });
+    });
+    expect(await treeProblems(ctx.db)).toEqual([]);
+    const order = (await ctx.db('users').whereIn('id', [parent.id, first.id, leaf.id, last.id]).orderBy('tree_ord').select('id')).map((r) => Number(r.id));
+    const expected = under === 'last' ? [parent.id, first.id, last.id, leaf.id] : under === 'first' ? [parent.id, first.id, leaf.id, last.id] : [parent.id, first.id, leaf.id, last.id];
+    expect(order).toEqual(expected);
+    const row = await ctx.db('users').where({ id: leaf.id }).first('parent_id', 'depth');
+    const parentDepth = Number((await ctx.db('users').where({ id: newParent }).first('depth')).depth);
+    expect([Number(row.parent_id), Number(row.depth)]).toEqual([newParent, parentDepth + 1]);
+  });
 });
+

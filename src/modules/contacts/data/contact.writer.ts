@@ -5,7 +5,7 @@ import type { UserRow } from './users.queries';
 import { SEARCH_FIELDS, type SearchableFields } from './grams';
 import { writeContactGrams } from './gram-changes';
 import { noteChanges } from './changes.writer';
-import { lineageOf } from './tree/lineage';
+import { lineageWithPlaces } from './tree/lineage';
 import { changeStamp, markSearchChanged } from './tree/lock';
 import { sortNameOf } from './tree/keys';
 import { TreeOrder } from './tree/order';
@@ -52,12 +52,12 @@ export async function assertParentAllowed(
   contacts: ReadonlyArray<{ id: number | null; unit_id: number }>,
   parentId: number,
 ): Promise<void> {
-  const parent = await trx('users').where({ id: parentId }).first('id', 'unit_id', 'is_active');
-  if (!parent || !Number(parent.is_active)) throw BadRequestError.field('parent_id', 'Parent contact not found');
-  if (contacts.some((c) => c.unit_id !== Number(parent.unit_id))) throw BadRequestError.field('parent_id', 'Parent must belong to the same unit');
   // a contact may not go under itself or its own subtree: the parent's lineage (the parent and
   // every contact above it, one query whatever the number of contacts) holds none of them
-  const lineage = await lineageOf(trx, [parentId]);
+  const lineage = await lineageWithPlaces(trx, [parentId]);
+  const parent = lineage.get(parentId);
+  if (!parent?.is_active) throw BadRequestError.field('parent_id', 'Parent contact not found');
+  if (contacts.some((c) => c.unit_id !== parent.unit_id)) throw BadRequestError.field('parent_id', 'Parent must belong to the same unit');
   if (contacts.some((c) => c.id !== null && lineage.has(c.id))) {
     throw BadRequestError.field('parent_id', 'Cannot move a contact under itself or one of its descendants');
   }
@@ -71,23 +71,23 @@ export interface WriteChecks {
   checked?: boolean;
 }
 
-/** Inserts a contact and puts it in its place in the tree. Returns the new id. */
+/** Inserts a contact in its place in the tree, found first so that the row goes in with its label (a new id sorts after its namesakes). Returns the new id. */
 export async function insertContact(trx: Knex.Transaction, fields: ContactInsert, checks: WriteChecks = {}): Promise<number> {
   const parentId = fields.parent_id ?? null;
   if (parentId !== null && !checks.checked) await assertParentAllowed(trx, [{ id: null, unit_id: fields.unit_id }], parentId);
   const now = new Date();
+  const { tree_ord, depth } = await new TreeOrder(trx).labelsForNew(parentId, { length: 1, sortName: () => sortNameOf(fields.name), rows: () => 1 });
   const [id] = await trx('users').insert({
     ...fields,
     parent_id: parentId,
     sort_name: sortNameOf(fields.name),
-    tree_ord: 0,
-    depth: 0,
+    tree_ord: tree_ord[0],
+    depth,
     change_version: changeStamp(trx),
     is_active: true,
     created_at: now,
     updated_at: now,
   });
-  await new TreeOrder(trx).moveSubtrees([Number(id)], parentId);
   writeContactGrams(trx, Number(id), {}, fields);
   markSearchChanged(trx);
   noteChanges(trx, 'created', [{ id: Number(id), organization_id: fields.organization_id ?? DEFAULT_ORGANIZATION_ID }]);
@@ -144,6 +144,11 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   const renamed = changes.name !== undefined && sortNameOf(changes.name) !== sortNameOf(current.name);
   if (changes.name !== undefined) row.sort_name = sortNameOf(changes.name);
   if (parentGiven) row.parent_id = parentId;
+  // placed before its row is written: moved alone (no row below it), its label goes into that
+  // write (TreeOrder KnownRoots); with a new unit it moves after its children, below
+  const known = { parentSet: true, sortNames: new Map([[current.id, sortNameOf(changes.name ?? current.name)]]) } as const;
+  const placed = renamed || parentId !== current.parent_id;
+  if (placed && !unitChanged) Object.assign(row, await new TreeOrder(trx).moveSubtrees([current.id], parentId, { ...known, writesAloneLabel: true }));
   await trx('users').where({ id: current.id }).update(row);
 
   if (searchable) writeContactGrams(trx, current.id, before, { ...before, ...changes });
@@ -153,16 +158,13 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   // what a search shows of a contact is all but its place in the tree
   if (Object.entries(changes).some(([key, value]) => key !== 'parent_id' && value !== undefined)) markSearchChanged(trx);
 
-  const tree = new TreeOrder(trx);
   if (unitChanged) {
     // inactive children stay in the old unit: they become roots there
     const left = (await trx('users').where({ parent_id: current.id }).select('id', 'organization_id')).map((r) => ({ id: Number(r.id), organization_id: Number(r.organization_id) }));
     noteChanges(trx, 'moved', left);
+    const tree = new TreeOrder(trx);
     await tree.moveSubtrees(left.map((r) => r.id), null);
-  }
-  if (renamed || parentId !== current.parent_id) {
-    // its row is written above: parent_id set, and the sort name known
-    await tree.moveSubtrees([current.id], parentId, { parentSet: true, sortNames: new Map([[current.id, sortNameOf(changes.name ?? current.name)]]) });
+    if (placed) await tree.moveSubtrees([current.id], parentId, known);
   }
 }
 

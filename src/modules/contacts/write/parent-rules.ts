@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import { BadRequestError } from '../../../lib/errors';
 import { TimeSlices } from '../../../lib/yield';
-import { findUserRows } from '../data/users.queries';
-import { lineageOf } from '../data/tree/lineage';
+import { lineageWithPlaces, type PlacedAncestorRow } from '../data/tree/lineage';
 import { TOP, UNDER_CONTACT, UNDER_NEW, type NewPlaces } from '../data/new-contacts';
 import type { RuleCode, RuleFailure } from './contact-change';
 import { lastAtMost, STAYS, type ChangePlaces } from './change-places';
@@ -21,9 +20,10 @@ export async function checkParents(trx: Knex.Transaction, created: NewPlaces, ch
   for (let k = 0; k < created.count && !moving; k++) moving = created.kind[k] !== TOP;
   if (!moving) return;
   const fail = (ref: number, code: RuleCode, message: string) => failures.push({ ref, code, error: BadRequestError.field('parent_id', message) });
-  const parents = await ParentRows.read(trx, created, changed);
-  // the directory's parents of every contact above the new parents
-  const lineage = await lineageOf(trx, Array.from(parents.ids));
+  // the parents given, and the directory's parents of every contact above them, in one read
+  const given = ParentRows.given(created, changed);
+  const lineage = await lineageWithPlaces(trx, Array.from(given));
+  const parents = ParentRows.of(given, lineage);
 
   // a node is a contact's id, or -(k + 1) for new contact k; null: above the top
   const up = (node: number): number | null => {
@@ -134,8 +134,8 @@ class ParentRows {
     private readonly found = new Uint8Array(ids.length),
   ) {}
 
-  /** The parents that the new contacts and the changes give by id, read a thousand at a time. */
-  static async read(trx: Knex.Transaction, created: NewPlaces, changed: ChangePlaces): Promise<ParentRows> {
+  /** The ids of the parents that the new contacts and the changes give, each once, ascending. */
+  static given(created: NewPlaces, changed: ChangePlaces): Float64Array {
     const given: number[] = [];
     for (let k = 0; k < created.count; k++) if (created.kind[k] === UNDER_CONTACT) given.push(created.parent[k]);
     for (let c = 0; c < changed.count; c++) if (changed.kind[c] === UNDER_CONTACT) given.push(changed.parent[c]);
@@ -143,12 +143,15 @@ class ParentRows {
     given.length = 0;
     let n = 0;
     for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i];
-    const parents = new ParentRows(sorted.slice(0, n));
-    for (let at = 0; at < n; at += ROWS_AT_ONCE) {
-      for (const u of await findUserRows(trx, Array.from(parents.ids.subarray(at, at + ROWS_AT_ONCE)))) {
-        const p = parents.placeOf(u.id);
-        [parents.found[p], parents.active[p], parents.unit[p], parents.organization[p]] = [1, u.is_active ? 1 : 0, u.unit_id, u.organization_id];
-      }
+    return sorted.slice(0, n);
+  }
+
+  /** The given parents' rows, from their lineage (which starts with them). */
+  static of(ids: Float64Array, lineage: ReadonlyMap<number, PlacedAncestorRow>): ParentRows {
+    const parents = new ParentRows(ids);
+    for (let p = 0; p < ids.length; p++) {
+      const u = lineage.get(ids[p]);
+      if (u) [parents.found[p], parents.active[p], parents.unit[p], parents.organization[p]] = [1, u.is_active ? 1 : 0, u.unit_id, u.organization_id];
     }
     return parents;
   }
@@ -164,9 +167,6 @@ class ParentRows {
     return lastAtMost(this.ids.length, (i) => this.ids[i], id);
   }
 }
-
-/** Rows of parents read by one query. */
-const ROWS_AT_ONCE = 1000;
 
 /**
  * The order to write a batch's changes in, as their indexes: a change whose new parent is

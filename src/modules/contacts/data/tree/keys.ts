@@ -21,6 +21,46 @@ export async function subtreeEnd(db: Queryable, ord: number, depth: number): Pro
 /** Up to this many rows, a subtree is read with the row after it in one statement (subtreeFrom). */
 export const SMALL_SUBTREE = 32;
 
+/** A row of the order: its id, level and label. */
+export interface PlacedRow {
+  id: number;
+  depth: number;
+  tree_ord: number;
+}
+
+/**
+ * The rows of the subtree of the contact `id` in pre-order, the contact first: [] for an unknown
+ * contact, only the contact for one not placed (a label <= 0: inserted and not yet labelled, or
+ * taken out of the order). One statement for a small subtree (a leaf, most often): the contact's
+ * row beside the rows that follow its label, up to the first that is not deeper. A tree change
+ * reads it under the directory lock, where every round trip is one the lock is held for.
+ */
+export async function subtreeOfContact(db: Queryable, id: number): Promise<PlacedRow[]> {
+  const ownLabel = db('users').where({ id }).select('tree_ord');
+  const rows: Array<PlacedRow & { part: number }> = (
+    await db
+      .select(db.raw('0 as part'), 'id', 'depth', 'tree_ord')
+      .from('users')
+      .where({ id })
+      .unionAll((u) =>
+        u.select('*').from(
+          db('users').select(db.raw('1 as part'), 'id', 'depth', 'tree_ord').where('tree_ord', '>', ownLabel).orderBy('tree_ord').limit(SMALL_SUBTREE).as('after_root'),
+        ),
+      )
+  ).map((r: Record<string, unknown>) => ({ part: Number(r.part), id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }));
+  // a union's rows come in no promised order: the contact's own, then those after it by label
+  rows.sort((a, b) => a.part - b.part || a.tree_ord - b.tree_ord);
+  if (rows[0]?.part !== 0) return [];
+  const placed = rows.map((r): PlacedRow => ({ id: r.id, depth: r.depth, tree_ord: r.tree_ord }));
+  const root = placed[0];
+  if (root.tree_ord <= 0) return [root];
+  // the subtree ends at the first row after it that is not deeper, or with the order
+  const after = placed.findIndex((r, i) => i > 0 && r.depth <= root.depth);
+  if (after > 0) return placed.slice(0, after);
+  if (placed.length - 1 < SMALL_SUBTREE) return placed;
+  return subtreeFrom(db, root.tree_ord, root.depth);
+}
+
 /**
  * The rows of the subtree that starts at (ord, depth), in pre-order, with `columns` beside their
  * id, depth and order key. A small one (a leaf, most often) is read with the row after it in one

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { compareCodePoints } from '../../../../lib/text';
-import { subtreeEnd, subtreeFrom } from './keys';
+import { subtreeEnd, subtreeOfContact, type PlacedRow } from './keys';
 import { chunks } from '../../../../lib/chunks';
 import { TimeSlices } from '../../../../lib/yield';
 import type { VirtualLabels } from './gaps';
-import { gapFor, nextSibling, parentOf, type Room, type Sibling } from './siblings';
+import { gapFor, nextSibling, parentAndNextSibling, type Room, type Sibling } from './siblings';
 import { writeLabels } from './labels';
 import { changeStamp } from './lock';
 
@@ -29,8 +29,19 @@ import { changeStamp } from './lock';
 /** Stand-in ids of new rows (labelsForNew): above every real id, exact as numbers. */
 const NEW_ROW_ID = 2 ** 52;
 
-/** What a caller that wrote the roots' rows itself knows (updateContact): parent_id and updated_at set, these sort names. */
-export type KnownRoots = { parentSet: true; sortNames: ReadonlyMap<number, string> };
+/**
+ * What a caller that writes the roots' rows itself knows (updateContact): their parent_id and
+ * updated_at are its to write, and these are their sort names. With `writesAloneLabel`, the
+ * label of one root that moves alone (no row below it) is its to write too, with the rest of
+ * its row: moveSubtrees returns it instead (one statement less under the directory lock).
+ */
+export type KnownRoots = { parentSet: true; sortNames: ReadonlyMap<number, string>; writesAloneLabel?: true };
+
+/** A row's new place in the order: its label and level. */
+export interface PlaceInOrder {
+  tree_ord: number;
+  depth: number;
+}
 
 interface OrderedRow {
   id: number;
@@ -63,12 +74,8 @@ export class TreeOrder {
   }
 
   /** The rows of the subtree of `id` in pre-order (the contact first). */
-  async subtreeRows(id: number): Promise<Array<OrderedRow & { tree_ord: number }>> {
-    const root = await this.trx('users').where({ id }).first('tree_ord', 'depth');
-    if (!root) return [];
-    const start = Number(root.tree_ord);
-    if (start <= 0) return [{ id, depth: Number(root.depth), tree_ord: start }];
-    return subtreeFrom(this.trx, start, Number(root.depth));
+  subtreeRows(id: number): Promise<PlacedRow[]> {
+    return subtreeOfContact(this.trx, id);
   }
 
   /** Of the given contacts, those that lie inside the subtree of another one of them. */
@@ -95,26 +102,33 @@ export class TreeOrder {
    * under `parentId` too). Rows inserted by the caller and not yet placed carry a label <= 0
    * and are placed as single rows.
    */
-  async moveSubtrees(rootIds: number[], parentId: number | null, known?: KnownRoots): Promise<void> {
+  async moveSubtrees(rootIds: number[], parentId: number | null, known?: KnownRoots): Promise<PlaceInOrder | null> {
+    if (rootIds.length === 1) return this.placeSubtrees(rootIds, parentId, known);
     let pending = rootIds;
     while (pending.length > 0) {
       // one root cannot lie inside another
       const nested = pending.length > 1 ? await this.nestedAmong(pending) : new Set<number>();
-      await this.placeSubtrees(pending.filter((id) => !nested.has(id)), parentId, known);
+      await this.placeSubtrees(pending.filter((id) => !nested.has(id)), parentId, known && { ...known, writesAloneLabel: undefined });
       pending = pending.filter((id) => nested.has(id));
     }
+    return null;
   }
 
   /** moveSubtrees for roots none of which lies inside another's subtree. */
-  private async placeSubtrees(rootIds: number[], parentId: number | null, known?: KnownRoots): Promise<void> {
-    if (rootIds.length === 0) return;
+  private async placeSubtrees(rootIds: number[], parentId: number | null, known?: KnownRoots): Promise<PlaceInOrder | null> {
+    if (rootIds.length === 0) return null;
     // 1. Take every moving subtree out of the order: negated labels stay distinct and are < 0.
+    // One row moved alone stays where it is until its new label is written: no read below can
+    // take it for a neighbour. nextSibling never returns the row itself, and a gap that starts
+    // at its old label (lastLabelBefore) or a window around it (makeRoom) holds no other row;
+    // the write of its label moves it out of either.
     const subtrees: SubtreeToPlace[] = [];
     for (const id of rootIds) {
       const rows = await this.subtreeRows(id);
       if (rows.length === 0) throw new Error(`tree-order: contact ${id} does not exist`);
       subtrees.push({ id, sortName: '', rows });
-      if (rows[0].tree_ord > 0) {
+      const aloneRow = rootIds.length === 1 && rows.length === 1;
+      if (rows[0].tree_ord > 0 && !aloneRow) {
         const end = rows[rows.length - 1].tree_ord;
         await this.trx('users')
           .where('tree_ord', '>=', rows[0].tree_ord)
@@ -139,7 +153,8 @@ export class TreeOrder {
     for (const s of subtrees) s.sortName = names.get(s.id)!;
     subtrees.sort((a, b) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id);
 
-    await this.labelsAmongSiblings(parentId, subtrees);
+    const alone = known?.writesAloneLabel === true && subtrees.length === 1 && subtrees[0].rows.length === 1;
+    return this.labelsAmongSiblings(parentId, subtrees, alone);
   }
 
   /**
@@ -151,14 +166,15 @@ export class TreeOrder {
    * in one array here, not an object each.
    */
   async labelsForNew(parentId: number | null, subtrees: NewSubtrees): Promise<{ tree_ord: Float64Array; depth: number }> {
-    const { parent, baseDepth } = await parentOf(this.trx, parentId);
+    const firstName = subtrees.length > 0 ? subtrees.sortName(0) : '';
+    const { parent, baseDepth, next: firstNext } = await parentAndNextSibling(this.trx, parentId, firstName, NEW_ROW_ID);
     // a new row's stand-in id is NEW_ROW_ID + its place in the labels: above every real id, so
     // each new root sorts after its placed namesakes, the new roots keep the order given, and
     // no new row is taken for a row of the table
     const groups: Array<{ next: Sibling | null; rows: number }> = [];
     let total = 0;
     for (let s = 0; s < subtrees.length; s++) {
-      const next = await nextSibling(this.trx, parentId, subtrees.sortName(s), NEW_ROW_ID + total);
+      const next = s === 0 ? firstNext : await nextSibling(this.trx, parentId, subtrees.sortName(s), NEW_ROW_ID + total);
       const last = groups[groups.length - 1];
       if (last && last.next?.id === next?.id) last.rows += subtrees.rows(s);
       else groups.push({ next, rows: subtrees.rows(s) });
@@ -191,15 +207,16 @@ export class TreeOrder {
 
   /**
    * Steps 2 and 3 of placing subtrees (taken out of the order, sorted) under `parentId`: the
-   * rows labelled group by group, each gap measured with the groups before it in place.
+   * rows labelled group by group, each gap measured with the groups before it in place. With
+   * `returnAlone`, the one row's place is returned, not written (KnownRoots.writesAloneLabel).
    */
-  private async labelsAmongSiblings(parentId: number | null, subtrees: SubtreeToPlace[]): Promise<void> {
-    const { parent, baseDepth } = await parentOf(this.trx, parentId);
+  private async labelsAmongSiblings(parentId: number | null, subtrees: SubtreeToPlace[], returnAlone: boolean): Promise<PlaceInOrder | null> {
+    const { parent, baseDepth, next: firstNext } = await parentAndNextSibling(this.trx, parentId, subtrees[0].sortName, subtrees[0].id);
 
     // 2. Group them by the gap they go into: the same next sibling (or none: the end).
     const groups: Array<{ next: Sibling | null; subtrees: SubtreeToPlace[] }> = [];
-    for (const s of subtrees) {
-      const next = await nextSibling(this.trx, parentId, s.sortName, s.id);
+    for (const [i, s] of subtrees.entries()) {
+      const next = i === 0 ? firstNext : await nextSibling(this.trx, parentId, s.sortName, s.id);
       const last = groups[groups.length - 1];
       if (last && last.next?.id === next?.id) last.subtrees.push(s);
       else groups.push({ next, subtrees: [s] });
@@ -216,7 +233,10 @@ export class TreeOrder {
         if (slices.due()) await slices.pause();
       }
       const { before, spacing } = await gapFor(this.trx, parentId, parent, group.next, rows.length, room);
-      await writeLabels(this.trx, rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) })));
+      const labelled = rows.map((r, i) => ({ ...r, tree_ord: before + spacing * (i + 1) }));
+      if (returnAlone) return { tree_ord: labelled[0].tree_ord, depth: labelled[0].depth };
+      await writeLabels(this.trx, labelled);
     }
+    return null;
   }
 }

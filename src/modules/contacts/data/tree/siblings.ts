@@ -16,11 +16,10 @@ export interface Room {
   relabelled: boolean;
 }
 
-/** The row of `parentId` (null: the top) and the depth of its children. */
-export async function parentOf(trx: Knex.Transaction, parentId: number | null): Promise<{ parent: { tree_ord: unknown; depth: unknown } | null; baseDepth: number }> {
-  const parent = parentId === null ? null : await trx('users').where({ id: parentId }).first('tree_ord', 'depth');
-  if (parentId !== null && !parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
-  return { parent: parent ?? null, baseDepth: parent ? Number(parent.depth) + 1 : 0 };
+/** The row of a parent (null: the top) and the depth of its children. */
+export interface ParentPlace {
+  parent: { tree_ord: unknown; depth: unknown } | null;
+  baseDepth: number;
 }
 
 /**
@@ -33,7 +32,7 @@ export async function parentOf(trx: Knex.Transaction, parentId: number | null): 
 export async function gapFor(
   trx: Knex.Transaction,
   parentId: number | null,
-  parent: { tree_ord: unknown; depth: unknown } | null,
+  parent: ParentPlace['parent'],
   next: Sibling | null,
   count: number,
   room: Room,
@@ -58,14 +57,48 @@ export async function gapFor(
 
 /** The first sibling under `parentId` that sorts after (sortName, id), among placed rows, with its label. */
 export async function nextSibling(trx: Knex.Transaction, parentId: number | null, sortName: string, id: number): Promise<Sibling | null> {
+  const row = await nextSiblingQuery(trx, parentId, sortName, id).first('id', 'tree_ord');
+  return row ? { id: Number(row.id), tree_ord: Number(row.tree_ord) } : null;
+}
+
+/**
+ * The place of `parentId` (null: the top) and its first child after (sortName, id) (nextSibling)
+ * in one statement, the union of both reads: a move or an insert needs both under the directory
+ * lock, which is held for every round trip.
+ */
+export async function parentAndNextSibling(
+  trx: Knex.Transaction,
+  parentId: number | null,
+  sortName: string,
+  id: number,
+): Promise<ParentPlace & { next: Sibling | null }> {
+  if (parentId === null) return { parent: null, baseDepth: 0, next: await nextSibling(trx, null, sortName, id) };
+  const rows: Array<Record<string, unknown>> = await trx
+    .select(trx.raw('0 as part'), 'id', 'tree_ord', 'depth')
+    .from('users')
+    .where({ id: parentId })
+    .unionAll((u) => u.select('*').from(nextSiblingQuery(trx, parentId, sortName, id).select(trx.raw('1 as part'), 'id', 'tree_ord', 'depth').limit(1).as('next_sibling')));
+  const parent = rows.find((r) => Number(r.part) === 0);
+  if (!parent) throw new Error(`tree-order: parent ${parentId} does not exist`);
+  const next = rows.find((r) => Number(r.part) === 1);
+  return {
+    parent: { tree_ord: parent.tree_ord, depth: parent.depth },
+    baseDepth: Number(parent.depth) + 1,
+    next: next ? { id: Number(next.id), tree_ord: Number(next.tree_ord) } : null,
+  };
+}
+
+/**
+ * The placed siblings under `parentId` that sort after (sortName, id), in that order; never the
+ * row `id` itself, whose stored name and parent may still be the ones it is moving from (a row
+ * moved alone is placed before its row is written: order.ts placeSubtrees).
+ */
+function nextSiblingQuery(trx: Knex.Transaction, parentId: number | null, sortName: string, id: number): Knex.QueryBuilder {
   const query = trx('users')
     .where('tree_ord', '>', 0)
+    .whereNot('id', id)
     .andWhere('sort_name', '>=', sortName)
     .andWhere((q) => q.where('sort_name', '>', sortName).orWhere('id', '>', id))
-    .orderBy([{ column: 'sort_name' }, { column: 'id' }])
-    .first('id', 'tree_ord');
-  if (parentId === null) query.whereNull('parent_id');
-  else query.where('parent_id', parentId);
-  const row = await query;
-  return row ? { id: Number(row.id), tree_ord: Number(row.tree_ord) } : null;
+    .orderBy([{ column: 'sort_name' }, { column: 'id' }]);
+  return parentId === null ? query.whereNull('parent_id') : query.where('parent_id', parentId);
 }
