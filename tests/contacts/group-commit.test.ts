@@ -5,6 +5,10 @@ import { AuditTrail, type Actor } from '../../src/modules/audit';
 import { changeDirectory, contactGrams } from '../../src/modules/contacts';
 import { updateContact } from '../../src/modules/contacts/data/contact.writer';
 import { findUserRow } from '../../src/modules/contacts/data/users.queries';
+import { providerChange } from '../../src/modules/contacts/write/lifecycle';
+import { CONTACT_TAKEN } from '../../src/modules/contacts/write/contact-rules';
+import { UNCONDITIONAL } from '../../src/lib/http/conditional';
+import { permissionList } from '../../src/modules/access/grants';
 import { changeStamp, markSearchChanged } from '../../src/modules/contacts/data/tree/lock';
 import { isMysql } from '../helpers/config';
 import { setupOwnTestContext, setupTestContext } from '../helpers/context';
@@ -211,5 +215,32 @@ describe('writes sent behind a change of the directory', () => {
     expect(runs).toEqual({ a: 2, bad: 2, b: 2 });
     expect((await ctx.db('users').where({ id: a.id }).first('name')).name).toBe('Behind a');
     expect((await ctx.db('users').where({ id: b.id }).first('name')).name).toBe('Behind b');
+  });
+});
+
+/**
+ * A change that an identity provider sends reads the contact again under the directory lock
+ * (write/lifecycle.ts): the SCIM route's read before it does not see a DELETE that commits in
+ * between, so this read is the one that refuses a contact its provider has deleted.
+ */
+describe("an identity provider's change of a contact it deleted meanwhile", () => {
+  const ctx = setupTestContext();
+  it('is 404 under the lock, and the row is left as it was', async () => {
+    const u = await createUser(ctx, { phone: '01700000000' });
+    // as a SCIM DELETE leaves it, committed after the route's own read
+    await ctx.db('users').where({ id: u.id }).update({ deprovisioned_at: new Date(), is_active: false });
+    // the Super_admin's role as it is stored: every organization within reach
+    const role = await ctx.db('roles').where({ name: 'Super_admin' }).first('id', 'permission_names');
+    const actor = {
+      userId: 0, roleId: Number(role.id), roleName: 'Super_admin', organizationId: 1, email: '', serviceNo: '',
+      permissions: new Set(permissionList(role.permission_names)), versions: { directory: 0, search: 0, account: 0, reference: 0, locations: 0 },
+      requestId: 'provider-deleted', client: { ip: null, userAgent: null },
+    } as unknown as Actor;
+    const change = providerChange(ctx.db, new AuditTrail({ enabled: true }), {
+      id: u.id, changes: { phone: '01799999999' }, actor, preconditions: UNCONDITIONAL, taken: CONTACT_TAKEN, activate: true,
+    });
+    await expect(change).rejects.toThrow(NotFoundError);
+    const row = await ctx.db('users').where({ id: u.id }).first('phone', 'is_active');
+    expect([row.phone, Number(row.is_active)]).toEqual(['01700000000', 0]);
   });
 });

@@ -107,6 +107,8 @@ describe('SCIM Users: a plain RFC client', () => {
     expect((await scim().delete(`/scim/v2/Users/${u.id}`).set(auth()).set('If-Match', p3.body.meta.version)).status).toBe(204);
     expect((await scim().get(`/scim/v2/Users/${u.id}`).set(auth())).status).toBe(404);
     expect((await scim().delete(`/scim/v2/Users/${u.id}`).set(auth())).status).toBe(404);
+    // a change of a user its provider deleted is 404 too, not a change of a hidden contact
+    expect((await scim().patch(`/scim/v2/Users/${u.id}`).set(auth()).send({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: 'Gone' }] })).status).toBe(404);
   });
 });
 

@@ -180,6 +180,8 @@ export interface UserRow {
   external_id: string | null;
   /** ISO 8601: what an If-Match is compared with (contactRowTag) */
   updated_at: string;
+  /** deleted by its identity provider (SCIM DELETE): gone for SCIM, kept for the directory's history */
+  deprovisioned: boolean;
 }
 
 export async function findUserRow(db: Queryable, id: number): Promise<UserRow | null> {
@@ -199,9 +201,11 @@ export async function findUserRows(
       .select(
         'id', 'name', 'email', 'service_no', 'phone', 'mobile', 'alternative_mobile', 'unit_id', 'department_id',
         'designation_id', 'rank_id', 'branch', 'sub_branch', 'avatar', 'status', 'parent_id', 'role_id', 'organization_id', 'is_active', 'token_version', 'external_id', 'updated_at',
+        'deprovisioned_at',
       );
     for (const row of found) {
-      rows.push({ ...row, ...userRowColumns(row), token_version: Number(row.token_version), updated_at: toIsoRequired(row.updated_at) });
+      const { deprovisioned_at: deprovisionedAt, ...fields } = row;
+      rows.push({ ...fields, ...userRowColumns(row), token_version: Number(row.token_version), updated_at: toIsoRequired(row.updated_at), deprovisioned: deprovisionedAt != null });
     }
   }
   return rows;

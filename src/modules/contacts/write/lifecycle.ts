@@ -17,10 +17,9 @@ import { checkContacts, outsideOrganization, throwFirst, type TakenWords } from 
 
 /** The contact of the caller's organization, active or not, unless deleted by its provider; 404 otherwise. */
 async function ownContact(trx: Parameters<typeof findUserRow>[0], actor: Actor, id: number, preconditions: Preconditions, revive = false): Promise<UserRow> {
-  // sent together: no wait for the first answer before the second goes out, under the lock
-  const [current, deprovisioned] = await Promise.all([findUserRow(trx, id), trx('users').where({ id }).first('deprovisioned_at')]);
+  const current = await findUserRow(trx, id);
   if (!current || outsideOrganization(actor, [current]).length > 0) throw new NotFoundError('Contact not found');
-  if (deprovisioned?.deprovisioned_at && !revive) throw new NotFoundError('Contact not found');
+  if (current.deprovisioned && !revive) throw new NotFoundError('Contact not found');
   if (!rowPreconditionsHold(preconditions, contactRowTag(current.id, current.updated_at))) throw new PreconditionFailedError('Contact was changed by someone else');
   return current;
 }
