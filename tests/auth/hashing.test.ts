@@ -89,7 +89,11 @@ describe('password hashing at cost 12', () => {
     // if bcrypt ran on the event loop, /health would wait behind several whole hashes
     expect(measured.allLoginsMs).toBeGreaterThan(measured.singleLoginMs);
     holds('/health answered before any sign-in', health.endedAt < firstLoginEnded, measured);
-    holds('/health took under half of one sign-in', health.ms < single.ms / 2, measured);
+    // hashed on the event loop, /health would wait for the eight hashes queued before it. On
+    // the thread pool it waits for none, but on two CPUs the four hashing threads take most of
+    // them from the event loop: a clean-clone CI run on a slow night measured 166 ms against a
+    // sign-in's 282, where half a sign-in was asked before. Under one sign-in still tells the two apart.
+    holds('/health took under one sign-in', health.ms < single.ms, measured);
   }, 90_000);
 
   test('spends a hash comparison on every kind of credential failure', async () => {
