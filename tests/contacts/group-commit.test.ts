@@ -190,6 +190,31 @@ describe('writes sent behind a change of the directory', () => {
     expect(await orphanTargets()).toBe(0);
   });
 
+  it("writes the targets of a group's audit entries in one statement, each with its own entry, none of a refused change", async () => {
+    const tag = `together-${Date.now()}`;
+    const inserts: string[] = [];
+    // knex's query event sees MySQL's INSERTs; SQLite's bulk INSERTs run on a prepared statement beside it
+    const seen = (q: { sql: string }) => /^insert into `audit_event_targets`/i.test(q.sql) && inserts.push(q.sql);
+    const lock = await holdDirectoryLock(ctx.db);
+    const recorded = (i: number, refuse: boolean) =>
+      changeDirectory(ctx.db, async (trx) => {
+        await audit.record(trx, actorFor(`${tag}-${i}`), { action: 'contact.update', targetType: 'contact', targetId: targets[i] });
+        if (refuse) throw new NotFoundError('Contact not found');
+      });
+    ctx.db.on('query', seen);
+    const changes = [recorded(0, false), recorded(1, true), recorded(2, false)];
+    await lock.release();
+    await Promise.allSettled(changes);
+    ctx.db.off('query', seen);
+
+    await expect(changes[1]).rejects.toThrow(NotFoundError);
+    expect(await entriesOf(`${tag}-0`)).toEqual({ events: 1, targets: [targets[0]] });
+    expect(await entriesOf(`${tag}-1`)).toEqual({ events: 0, targets: [] });
+    expect(await entriesOf(`${tag}-2`)).toEqual({ events: 1, targets: [targets[2]] });
+    if (isMysql()) expect(inserts).toHaveLength(1);
+    expect(await orphanTargets()).toBe(0);
+  });
+
   it('fails the group when a write sent behind fails: each change runs again alone, and only the one whose write failed fails', async () => {
     const [a, b] = [await createUser(ctx), await createUser(ctx)];
     const lock = await holdDirectoryLock(ctx.db);

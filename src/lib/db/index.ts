@@ -8,4 +8,4 @@ export { streamRows } from './stream';
 export { whereContains } from './text-match';
 export { inTransaction } from './transaction';
 export { dialectOf, type Db, type Dialect, type Queryable } from './types';
-export { acceptWritesBehind, dropWritesSince, finishWrites, settleWritesBehind, writeBehind, writeLast, writesMark } from './write-behind';
+export { acceptWritesBehind, dropWritesSince, finishWrites, rowsLast, settleWritesBehind, writeBehind, writeLast, writesMark } from './write-behind';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { writeRows } from './bulk';
 
 /**
  * Writes that a transaction's work does not wait for. While the directory lock is held every
@@ -9,7 +10,9 @@ import type { Knex } from 'knex';
  *   work's next statement follows it on the connection (mysql2 runs a connection's statements in
  *   the order they were sent; better-sqlite3 runs each at once).
  * - A write kept for last (writeLast) needs what an earlier one answers (an audit entry's targets
- *   need its id): it runs once the work is done, before the commit.
+ *   need its id): it runs once the work is done, before the commit. Rows kept for last
+ *   (rowsLast) go into their table with those that the transaction's other parts kept for it,
+ *   in one statement: a group of changes writes its audit entries' targets at once.
  *
  * Only a transaction whose owner settles them takes them (the directory's queue of changes,
  * change-queue.ts); elsewhere each write is awaited where it is made. The owner settles the
@@ -19,9 +22,12 @@ import type { Knex } from 'knex';
  * fails fails the whole transaction.
  */
 
+/** A write kept for last, or rows kept for last for a table (written with the others for it). */
+type Last = (() => Promise<unknown>) | { table: string; rows: () => Promise<Array<Record<string, unknown>>> };
+
 interface Pending {
   sent: Array<Promise<unknown>>;
-  last: Array<() => Promise<unknown>>;
+  last: Last[];
 }
 
 const pending = new WeakMap<Knex.Transaction, Pending>();
@@ -57,6 +63,17 @@ export async function writeLast(trx: Knex.Transaction, write: () => Promise<unkn
   else await write();
 }
 
+/**
+ * Writes the rows that `rows` makes into `table`: after the transaction's work, before its
+ * commit, in one statement with the rows that its other parts kept for that table, where the
+ * transaction takes writes behind; now elsewhere.
+ */
+export async function rowsLast(trx: Knex.Transaction, table: string, rows: () => Promise<Array<Record<string, unknown>>>): Promise<void> {
+  const writes = pending.get(trx);
+  if (writes) writes.last.push({ table, rows });
+  else await writeRows(trx, table, await rows());
+}
+
 /** Waits for the writes sent behind so far; rejects with the first that failed. */
 export async function settleWritesBehind(trx: Knex.Transaction): Promise<void> {
   const writes = pending.get(trx);
@@ -73,9 +90,16 @@ export function dropWritesSince(trx: Knex.Transaction, mark: number): void {
   pending.get(trx)?.last.splice(mark);
 }
 
-/** Settles the writes sent behind and runs those kept for last, side by side: the last thing before the commit. */
+/** Settles the writes sent behind and runs those kept for last, side by side, the rows kept for a table in one write: the last thing before the commit. */
 export async function finishWrites(trx: Knex.Transaction): Promise<void> {
   const writes = pending.get(trx);
   if (!writes) return;
-  await Promise.all([settleWritesBehind(trx), ...writes.last.splice(0).map((write) => write())]);
+  const byTable = new Map<string, Array<Promise<Array<Record<string, unknown>>>>>();
+  const runs: Array<Promise<unknown>> = [settleWritesBehind(trx)];
+  for (const last of writes.last.splice(0)) {
+    if (typeof last === 'function') runs.push(last());
+    else byTable.set(last.table, [...(byTable.get(last.table) ?? []), last.rows()]);
+  }
+  for (const [table, parts] of byTable) runs.push(Promise.all(parts).then((rows) => writeRows(trx, table, rows.flat())));
+  await Promise.all(runs);
 }
