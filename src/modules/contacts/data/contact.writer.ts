@@ -109,10 +109,9 @@ const LISTED_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof ContactChanges & keyof UserRow>;
 
 /**
- * Applies `changes` to the contact `current`, keeping the tree's rules: a unit change is
- * refused while the contact has active children or would stay under a parent in the old
- * unit; a new parent is checked (unless the rules have checked this change); a new parent or name moves the contact's subtree to its
- * new place in the order.
+ * Applies `changes` to the contact `current`, keeping the tree's rules: a unit change is refused
+ * while the contact has active children or would stay under a parent in the old unit; a new
+ * parent is checked (unless the rules have); a new parent or name moves its subtree in the order.
  */
 export async function updateContact(trx: Knex.Transaction, current: UserRow, changes: ContactChanges, checks: WriteChecks = {}): Promise<void> {
   const unitId = changes.unit_id ?? current.unit_id;
@@ -146,7 +145,7 @@ export async function updateContact(trx: Knex.Transaction, current: UserRow, cha
   if (parentGiven) row.parent_id = parentId;
   // placed before its row is written: moved alone (no row below it), its label goes into that
   // write (TreeOrder KnownRoots); with a new unit it moves after its children, below
-  const known = { parentSet: true, sortNames: new Map([[current.id, sortNameOf(changes.name ?? current.name)]]) } as const;
+  const known = { sortNames: new Map([[current.id, sortNameOf(changes.name ?? current.name)]]) } as const;
   const placed = renamed || parentId !== current.parent_id;
   if (placed && !unitChanged) Object.assign(row, await new TreeOrder(trx).moveSubtrees([current.id], parentId, { ...known, writesAloneLabel: true }));
   await trx('users').where({ id: current.id }).update(row);

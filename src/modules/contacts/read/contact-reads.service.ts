@@ -157,7 +157,7 @@ export class ContactReads {
   /**
    * A write's `data.tree` by default: the contact where it stands, as a compact tree of one
    * branch (nestBranch: its ancestors, then it with its active subtree), one consistent read: in
-   * two statements for a small subtree (smallBranch), else at one directory version. Its cost
+   * one statement for a small subtree (smallBranch), else at one directory version. Its cost
    * follows the contact's depth and subtree, not its unit's size: the unit's whole tree in every
    * move's answer grew with the unit, and cost the mixed load about a fifth of its rate
    * (docs/performance.md, "A move's answer").

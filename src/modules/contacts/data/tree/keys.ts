@@ -21,6 +21,17 @@ export async function subtreeEnd(db: Queryable, ord: number, depth: number): Pro
 /** Up to this many rows, a subtree is read with the row after it in one statement (subtreeFrom). */
 export const SMALL_SUBTREE = 32;
 
+/**
+ * Of the rows that follow a subtree's root in the order (`after`, read with a limit of
+ * `limit`), how many lie inside the subtree: those before the first that is not deeper than the
+ * root. Null when every row read is deeper and there may be more: the read did not settle it.
+ */
+export function rowsInside(after: ReadonlyArray<{ depth: number }>, depth: number, limit: number): number | null {
+  const end = after.findIndex((r) => r.depth <= depth);
+  if (end >= 0) return end;
+  return after.length < limit ? after.length : null;
+}
+
 /** A row of the order: its id, level and label. */
 export interface PlacedRow {
   id: number;
@@ -54,11 +65,8 @@ export async function subtreeOfContact(db: Queryable, id: number): Promise<Place
   const placed = rows.map((r): PlacedRow => ({ id: r.id, depth: r.depth, tree_ord: r.tree_ord }));
   const root = placed[0];
   if (root.tree_ord <= 0) return [root];
-  // the subtree ends at the first row after it that is not deeper, or with the order
-  const after = placed.findIndex((r, i) => i > 0 && r.depth <= root.depth);
-  if (after > 0) return placed.slice(0, after);
-  if (placed.length - 1 < SMALL_SUBTREE) return placed;
-  return subtreeFrom(db, root.tree_ord, root.depth);
+  const inside = rowsInside(placed.slice(1), root.depth, SMALL_SUBTREE);
+  return inside === null ? subtreeFrom(db, root.tree_ord, root.depth) : placed.slice(0, 1 + inside);
 }
 
 /**
@@ -76,9 +84,8 @@ export async function subtreeFrom<C extends string = never>(
   const select = ['id', 'depth', 'tree_ord', ...columns];
   const toRow = (r: Record<string, unknown>) => ({ ...r, id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }) as { id: number; depth: number; tree_ord: number } & Record<C, unknown>;
   const head = (await db('users').where('tree_ord', '>=', ord).orderBy('tree_ord').limit(SMALL_SUBTREE + 1).select(select)).map(toRow);
-  const after = head.findIndex((r, i) => i > 0 && r.depth <= depth);
-  if (after > 0) return head.slice(0, after);
-  if (head.length <= SMALL_SUBTREE) return head;
+  const inside = rowsInside(head.slice(1), depth, SMALL_SUBTREE);
+  if (inside !== null) return head.slice(0, 1 + inside);
   const end = await subtreeEnd(db, ord, depth);
   return (await db('users').where('tree_ord', '>=', ord).andWhere('tree_ord', '<', end).orderBy('tree_ord').select(select)).map(toRow);
 }

@@ -31,11 +31,12 @@ const NEW_ROW_ID = 2 ** 52;
 
 /**
  * What a caller that writes the roots' rows itself knows (updateContact): their parent_id and
- * updated_at are its to write, and these are their sort names. With `writesAloneLabel`, the
- * label of one root that moves alone (no row below it) is its to write too, with the rest of
- * its row: moveSubtrees returns it instead (one statement less under the directory lock).
+ * updated_at are its to write (whenever it gives KnownRoots), and these are their sort names.
+ * With `writesAloneLabel`, the label of one root that moves alone (no row below it) is its to
+ * write too, with the rest of its row: moveSubtrees returns it instead (one statement less
+ * under the directory lock).
  */
-export type KnownRoots = { parentSet: true; sortNames: ReadonlyMap<number, string>; writesAloneLabel?: true };
+export type KnownRoots = { sortNames: ReadonlyMap<number, string>; writesAloneLabel?: true };
 
 /** A row's new place in the order: its label and level. */
 export interface PlaceInOrder {
