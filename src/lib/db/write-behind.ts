@@ -98,7 +98,8 @@ export async function finishWrites(trx: Knex.Transaction): Promise<void> {
   const runs: Array<Promise<unknown>> = [settleWritesBehind(trx)];
   for (const last of writes.last.splice(0)) {
     if (typeof last === 'function') runs.push(last());
-    else byTable.set(last.table, [...(byTable.get(last.table) ?? []), last.rows()]);
+    else if (byTable.has(last.table)) byTable.get(last.table)!.push(last.rows());
+    else byTable.set(last.table, [last.rows()]);
   }
   for (const [table, parts] of byTable) runs.push(Promise.all(parts).then((rows) => writeRows(trx, table, rows.flat())));
   await Promise.all(runs);

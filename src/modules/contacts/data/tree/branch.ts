@@ -40,7 +40,7 @@ export async function smallBranch(db: Queryable, id: number): Promise<BranchRows
   for (const r of rows) if (Number(r.part) === 0) lineage.set(Number(r.id), toRow(r));
   // the rows after the label came in order inside their subquery; a UNION does not promise to keep it
   const below = rows.filter((r) => Number(r.part) === 1).map((r) => ({ r, ord: Number(r.tree_ord), depth: Number(r.depth) })).sort((a, b) => a.ord - b.ord);
-  const inside = rowsInside(below, Number(root.depth), SMALL_SUBTREE);
+  const inside = rowsInside(below, Number(root.depth));
   if (inside === null) return null;
   const subtree = [root, ...below.slice(0, inside).map((x) => x.r)].filter((r) => Boolean(Number(r.is_active))).map(toRow);
   return { lineage, subtree };

@@ -23,13 +23,14 @@ export const SMALL_SUBTREE = 32;
 
 /**
  * Of the rows that follow a subtree's root in the order (`after`, read with a limit of
- * `limit`), how many lie inside the subtree: those before the first that is not deeper than the
- * root. Null when every row read is deeper and there may be more: the read did not settle it.
+ * SMALL_SUBTREE), how many lie inside the subtree: those before the first that is not deeper
+ * than the root. Null when every row read is deeper and there may be more: the read did not
+ * settle it.
  */
-export function rowsInside(after: ReadonlyArray<{ depth: number }>, depth: number, limit: number): number | null {
+export function rowsInside(after: ReadonlyArray<{ depth: number }>, depth: number): number | null {
   const end = after.findIndex((r) => r.depth <= depth);
   if (end >= 0) return end;
-  return after.length < limit ? after.length : null;
+  return after.length < SMALL_SUBTREE ? after.length : null;
 }
 
 /** A row of the order: its id, level and label. */
@@ -65,7 +66,7 @@ export async function subtreeOfContact(db: Queryable, id: number): Promise<Place
   const placed = rows.map((r): PlacedRow => ({ id: r.id, depth: r.depth, tree_ord: r.tree_ord }));
   const root = placed[0];
   if (root.tree_ord <= 0) return [root];
-  const inside = rowsInside(placed.slice(1), root.depth, SMALL_SUBTREE);
+  const inside = rowsInside(placed.slice(1), root.depth);
   return inside === null ? subtreeFrom(db, root.tree_ord, root.depth) : placed.slice(0, 1 + inside);
 }
 
@@ -84,7 +85,7 @@ export async function subtreeFrom<C extends string = never>(
   const select = ['id', 'depth', 'tree_ord', ...columns];
   const toRow = (r: Record<string, unknown>) => ({ ...r, id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }) as { id: number; depth: number; tree_ord: number } & Record<C, unknown>;
   const head = (await db('users').where('tree_ord', '>=', ord).orderBy('tree_ord').limit(SMALL_SUBTREE + 1).select(select)).map(toRow);
-  const inside = rowsInside(head.slice(1), depth, SMALL_SUBTREE);
+  const inside = rowsInside(head.slice(1), depth);
   if (inside !== null) return head.slice(0, 1 + inside);
   const end = await subtreeEnd(db, ord, depth);
   return (await db('users').where('tree_ord', '>=', ord).andWhere('tree_ord', '<', end).orderBy('tree_ord').select(select)).map(toRow);
