@@ -5,7 +5,7 @@ import type { PasswordHasher } from '../access';
 import type { ContactWrites, RuleFailure } from '../contacts';
 import { mapHeader } from './columns';
 import { planImport, type ImportMode, type Plan } from './import.plan';
-import { readRows, type FileRows, type RowError } from './import.rows';
+import { passwordsOf, readRows, type FileRows, type RowError } from './import.rows';
 import { readSheet, type Sheet, type SheetSource } from './sheet';
 import { csvTemplate, xlsxTemplate } from './template';
 
@@ -114,11 +114,7 @@ export class DirectoryImport {
 
   /** Hashes of the rows' passwords by row number, a few at a time. */
   private async hashPasswords(rows: FileRows): Promise<Map<number, string>> {
-    const pending: Array<{ row: number; password: string }> = [];
-    for (let i = 0; i < rows.length; i++) {
-      const password = rows.values(i).password;
-      if (password) pending.push({ row: rows.row(i), password });
-    }
+    const pending = await passwordsOf(rows);
     const hashes = new Map<number, string>();
     const worker = async () => {
       for (let r = pending.pop(); r; r = pending.pop()) hashes.set(r.row, await this.passwords.hash(r.password));

@@ -43,7 +43,7 @@ const INSERT_ROWS = 2000;
  * Returns the new ids, by index and by service number.
  */
 export async function insertContactForest(trx: Knex.Transaction, contacts: readonly ForestContact[] | NewForest): Promise<NewIds> {
-  const { places, contactAt } = 'places' in contacts ? contacts : forestOf(contacts);
+  const { places, contactAt } = 'places' in contacts ? contacts : await forestOf(contacts);
   const n = places.count;
   const ids = new NewIds(places);
   if (n === 0) return ids;
@@ -140,10 +140,10 @@ export async function insertContactForest(trx: Knex.Transaction, contacts: reado
 }
 
 /** The forest of contacts given as objects (a test's, a few): their places noted, each contact as it is. */
-function forestOf(contacts: readonly ForestContact[]): NewForest {
+async function forestOf(contacts: readonly ForestContact[]): Promise<NewForest> {
   const places = new NewPlaces(contacts.length);
   contacts.forEach((contact, k) => places.note({ ref: k, contact, parent: contact.parent }));
-  places.resolve();
+  await places.resolve();
   return { places, contactAt: (k) => contacts[k] };
 }
 

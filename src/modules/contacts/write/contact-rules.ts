@@ -71,7 +71,7 @@ export async function checkBatch(
     }
     await checkEach(trx, actor, subjectsOf({ creates, changes: [] }), taken, within, failures);
   }
-  places.resolve();
+  await places.resolve();
   const changed = new ChangePlaces(batch.changes.length);
   for (let at = 0; at < batch.changes.length; at += RULES_AT_ONCE) {
     const ks = Array.from({ length: Math.min(RULES_AT_ONCE, batch.changes.length - at) }, (_, i) => at + i);
