@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../../../lib/db';
 import { nullableId } from '../../../../lib/rows';
-import { rowsInside, SMALL_SUBTREE } from './keys';
+import { rowsAfterLabelOf, rowsInside } from './keys';
 import type { AncestorRow } from './lineage';
 
 /** A contact's branch as a write's answer needs it: its lineage (it and every ancestor) and its active subtree in pre-order, it first. */
@@ -21,8 +21,7 @@ export async function smallBranch(db: Queryable, id: number): Promise<BranchRows
   const knex = db as Knex;
   const columns = ['id', 'parent_id', 'name', 'tree_ord', 'depth', 'is_active'];
   const own = knex('users').where({ id, is_active: true }).select(...columns, knex.raw('2 as part'));
-  const after = knex('users').where('tree_ord', '>', knex('users').where({ id }).select('tree_ord')).orderBy('tree_ord').limit(SMALL_SUBTREE)
-    .select(...columns, knex.raw('1 as part'));
+  const after = rowsAfterLabelOf(db, id).select(...columns, knex.raw('1 as part'));
   const rows: Array<Record<string, unknown>> = await knex
     .withRecursive('lineage', ['id', 'parent_id', 'name'], (qb) => {
       // UNION, not UNION ALL: a cycle (which the writers rule out) ends the walk instead of hanging it

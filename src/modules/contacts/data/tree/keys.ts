@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../../../../lib/db';
 import { ORD_LIMIT } from './labels';
 
@@ -33,6 +34,15 @@ export function rowsInside(after: ReadonlyArray<{ depth: number }>, depth: numbe
   return after.length < SMALL_SUBTREE ? after.length : null;
 }
 
+/**
+ * The SMALL_SUBTREE rows that follow the label of the contact `id`, in label order, for the
+ * caller's columns: where its subtree lies when it is small (rowsInside tells), read in the
+ * same statement as the contact's own row (subtreeOfContact, branch.ts smallBranch).
+ */
+export function rowsAfterLabelOf(db: Queryable, id: number): Knex.QueryBuilder {
+  return db('users').where('tree_ord', '>', db('users').where({ id }).select('tree_ord')).orderBy('tree_ord').limit(SMALL_SUBTREE);
+}
+
 /** A row of the order: its id, level and label. */
 export interface PlacedRow {
   id: number;
@@ -48,17 +58,12 @@ export interface PlacedRow {
  * reads it under the directory lock, where every round trip is one the lock is held for.
  */
 export async function subtreeOfContact(db: Queryable, id: number): Promise<PlacedRow[]> {
-  const ownLabel = db('users').where({ id }).select('tree_ord');
   const rows: Array<PlacedRow & { part: number }> = (
     await db
       .select(db.raw('0 as part'), 'id', 'depth', 'tree_ord')
       .from('users')
       .where({ id })
-      .unionAll((u) =>
-        u.select('*').from(
-          db('users').select(db.raw('1 as part'), 'id', 'depth', 'tree_ord').where('tree_ord', '>', ownLabel).orderBy('tree_ord').limit(SMALL_SUBTREE).as('after_root'),
-        ),
-      )
+      .unionAll((u) => u.select('*').from(rowsAfterLabelOf(db, id).select(db.raw('1 as part'), 'id', 'depth', 'tree_ord').as('after_root')))
   ).map((r: Record<string, unknown>) => ({ part: Number(r.part), id: Number(r.id), depth: Number(r.depth), tree_ord: Number(r.tree_ord) }));
   // a union's rows come in no promised order: the contact's own, then those after it by label
   rows.sort((a, b) => a.part - b.part || a.tree_ord - b.tree_ord);
