@@ -1,3 +1,5 @@
+import { readdirSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import type { TestContext } from '../helpers/context';
 import { bearer, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
@@ -107,4 +109,20 @@ export function expectErrorEnvelope(res: { status: number; type: string; body: R
 export function expectFileRefused(res: { status: number; type: string; body: Record<string, unknown> }, message: RegExp): void {
   expectErrorEnvelope(res, 400, 'Validation failed');
   expect(res.body.errors).toEqual([{ field: 'file', message: expect.stringMatching(message) }]);
+}
+
+/**
+ * The links of this process's open files that an import wrote to the temporary directory: a
+ * streamed workbook (zip-source.ts) or a large file's rows (spill-file.ts). Each is unlinked
+ * once open, so none should be left open once its import has ended.
+ */
+export function openTemporaryFiles(): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const link = readlinkSync(`/proc/self/fd/${fd}`);
+      return link.includes(`${path.sep}directory-import-`) ? [link] : [];
+    } catch {
+      return []; // the descriptor readdirSync itself had open
+    }
+  });
 }

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readlinkSync } from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AppError } from '../../src/lib/errors';
 import { readSheet } from '../../src/modules/transfer/sheet';
 import { SpooledFile, UploadStorageError } from '../../src/modules/transfer/zip-source';
+import { openTemporaryFiles } from './transfer-support';
 import { NS, textPart, workbookParts, zipOf, type Part } from './xlsx-zip';
 
 /**
@@ -27,19 +26,8 @@ function layout(zip: Buffer) {
   return { end, directoryStart, entries, locals: entries.map((at) => zip.readUInt32LE(at + 42)) };
 }
 
-/** The links of this process's open files that are an upload written to a temporary file (zip-source.ts). */
-function spooled(): string[] {
-  return readdirSync('/proc/self/fd').flatMap((fd) => {
-    try {
-      const link = readlinkSync(`/proc/self/fd/${fd}`);
-      return link.includes(`${path.sep}directory-import-`) ? [link] : [];
-    } catch {
-      return []; // the descriptor readdirSync itself had open
-    }
-  });
-}
 
-/** What spooled() gave once the last piece of a streamed file was taken, the temporary file then written whole. */
+/** What openTemporaryFiles() gave once the last piece of a streamed file was taken, the temporary file then written whole. */
 let whileRead: string[] = [];
 
 /** The file given whole, and streamed in pieces of 100 bytes. */
@@ -50,7 +38,7 @@ const sources = [
     (file: Buffer) => {
       function* pieces() {
         for (let at = 0; at < file.length; at += 100) yield file.subarray(at, at + 100);
-        whileRead = spooled();
+        whileRead = openTemporaryFiles();
       }
       // a piece is pulled only when the reader asks for it, as from a network
       return Readable.from(pieces(), { objectMode: false, highWaterMark: 1 });
@@ -64,7 +52,7 @@ describe.each(sources)('a workbook\'s zip, given %s', (how, given) => {
   beforeEach(() => (whileRead = []));
   // a streamed workbook is read from a temporary file that has no name while it is read, and is closed once read, whatever the outcome
   afterEach(() => {
-    expect(spooled()).toEqual([]);
+    expect(openTemporaryFiles()).toEqual([]);
     if (how === 'streamed') expect(whileRead).toEqual([expect.stringMatching(/directory-import-\w+\/upload\.xlsx \(deleted\)$/)]);
   });
 
@@ -171,7 +159,7 @@ describe('the temporary file of a streamed workbook (zip-source.ts)', () => {
   it('passes on an error of the stream as it is (a body past its limit stays a 413), and closes the file', async () => {
     const tooLarge = new AppError(413, 'Import file too large');
     await expect(SpooledFile.of(pieces(Buffer.from('PK\u0003\u0004'), tooLarge))).rejects.toBe(tooLarge);
-    expect(spooled()).toEqual([]);
+    expect(openTemporaryFiles()).toEqual([]);
   });
 
   it('reads back what was written, at any offset and in chunks of 64 KiB', async () => {
@@ -187,6 +175,6 @@ describe('the temporary file of a streamed workbook (zip-source.ts)', () => {
     } finally {
       await file.close();
     }
-    expect(spooled()).toEqual([]);
+    expect(openTemporaryFiles()).toEqual([]);
   });
 });

@@ -65,9 +65,13 @@ export class DirectoryImport {
     return readSheet(file, this.maxRows);
   }
 
-  /** Checks the file's rows, then imports them. */
+  /** Checks the file's rows, then imports them; the sheet is closed afterwards, whatever the outcome. */
   async run(sheet: Sheet, options: ImportOptions, actor: Actor): Promise<ImportReport> {
-    return this.importRows(await this.read(sheet, options.passwords), options, actor);
+    try {
+      return await this.importRows(await this.read(sheet, options.passwords), options, actor);
+    } finally {
+      sheet.close();
+    }
   }
 
   private async importRows({ rows, errors: rowErrors, ignored }: { rows: FileRows; errors: RowError[]; ignored: string[] }, options: ImportOptions, actor: Actor): Promise<ImportReport> {

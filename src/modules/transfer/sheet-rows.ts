@@ -1,3 +1,7 @@
+import type { TimeSlices } from '../../lib/yield';
+import { IndexSet } from './index-set';
+import { SpillFile } from './spill-file';
+
 /**
  * The rows a file keeps until the import has read them (import.rows.ts), held compactly: the
  * cells of the columns the import reads, as UTF-8 in blocks of 1 MiB, and each row's number and
@@ -12,28 +16,60 @@ const CELL_END = '\u0000';
 /** Before the index of a shared string a row refers to (only an .xlsx's: XML 1.0 cannot hold it). */
 const SHARED = '\u0001';
 
+/**
+ * The first SPILL_AFTER bytes of an import's rows stay in memory; past them the rows go to a
+ * temporary file (spill-file.ts), one block kept in memory: 100,000 rows of every column take
+ * some 13 MiB here, which the service's memory held for the whole import (docs/performance.md,
+ * "An import's memory"). A small file is never written to disk.
+ */
+const SPILL_AFTER = 4 * BLOCK;
+
 /** Texts written one after another into blocks of 1 MiB, each read back by where it starts and its size. */
 class TextBlocks {
-  private readonly blocks: Buffer[] = [];
-  private used = BLOCK;
+  /** the blocks held in memory: every block, or once spilled only the last (block number `first`) */
+  private blocks: Buffer[] = [];
+  /** the bytes used of each block in `blocks` */
+  private ends: number[] = [];
+  private first = 0;
+  private spill: SpillFile | null = null;
 
   /** Writes `text` of `bytes` (at most a block), giving where it starts. */
   write(text: string, bytes: number): number {
     if (bytes === 0) return 0;
-    if (this.used + bytes > BLOCK) {
-      this.blocks.push(Buffer.allocUnsafeSlow(BLOCK));
-      this.used = 0;
-    }
-    const at = (this.blocks.length - 1) * BLOCK + this.used;
-    this.blocks[this.blocks.length - 1].write(text, this.used, 'utf8');
-    this.used += bytes;
-    return at;
+    if (this.blocks.length === 0 || this.ends[this.blocks.length - 1] + bytes > BLOCK) this.nextBlock();
+    const last = this.blocks.length - 1;
+    const used = this.ends[last];
+    this.blocks[last].write(text, used, 'utf8');
+    this.ends[last] = used + bytes;
+    return (this.first + last) * BLOCK + used;
   }
 
   read(at: number, bytes: number): string {
     if (bytes === 0) return '';
+    const block = Math.floor(at / BLOCK);
+    if (block < this.first) return this.spill!.read(at, bytes);
     const start = at % BLOCK;
-    return this.blocks[Math.floor(at / BLOCK)].toString('utf8', start, start + bytes);
+    return this.blocks[block - this.first].toString('utf8', start, start + bytes);
+  }
+
+  /** Closes the spill file, if there is one: the rows are not read after this. */
+  close(): void {
+    this.spill?.close();
+  }
+
+  /** A new last block: a new buffer until SPILL_AFTER, then the blocks held are written to the spill file and the last one's buffer serves again. */
+  private nextBlock(): void {
+    const count = this.first + this.blocks.length;
+    if (count * BLOCK < SPILL_AFTER) {
+      this.blocks.push(Buffer.allocUnsafeSlow(BLOCK));
+      this.ends.push(0);
+      return;
+    }
+    this.spill ??= SpillFile.open();
+    this.blocks.forEach((block, i) => this.spill!.write(block, this.ends[i], (this.first + i) * BLOCK));
+    this.blocks = [this.blocks[this.blocks.length - 1]];
+    this.ends = [0];
+    this.first = count;
   }
 }
 
@@ -55,49 +91,14 @@ class Numbers<T extends Uint32Array | Uint16Array> {
     return this.data[i];
   }
 
+  set(i: number, value: number): void {
+    this.data[i] = value;
+  }
+
   /** The numbers pushed, as a typed array of their own length. */
   values(): T {
     return this.data.subarray(0, this.length) as T;
   }
-}
-
-/** A set of indexes (of shared strings) as bits: 1.3 million of them take 160 KB. */
-export class IndexSet {
-  private readonly words: Uint32Array;
-  /** how many indexes of the set come before each word: built by the first `rank` */
-  private before?: Uint32Array;
-  size = 0;
-
-  constructor(count: number) {
-    this.words = new Uint32Array(Math.ceil(count / 32));
-  }
-
-  add(index: number): void {
-    const bit = 1 << (index & 31);
-    if (this.words[index >>> 5] & bit) return;
-    this.words[index >>> 5] |= bit;
-    this.size++;
-    this.before = undefined;
-  }
-
-  has(index: number): boolean {
-    return index >>> 5 < this.words.length && (this.words[index >>> 5] & (1 << (index & 31))) !== 0;
-  }
-
-  /** How many indexes of the set come before `index`. */
-  rank(index: number): number {
-    if (!this.before) {
-      this.before = new Uint32Array(this.words.length);
-      for (let w = 1; w < this.words.length; w++) this.before[w] = this.before[w - 1] + bitCount(this.words[w - 1]);
-    }
-    return this.before[index >>> 5] + bitCount(this.words[index >>> 5] & ((1 << (index & 31)) - 1));
-  }
-}
-
-function bitCount(word: number): number {
-  let n = 0;
-  for (let w = word; w !== 0; w &= w - 1) n++;
-  return n;
 }
 
 /** A kept cell as a row is added: its text, or the index of the shared string it is (read later: sharedText). */
@@ -110,9 +111,9 @@ export class KeptRows {
   private readonly bytes = new Numbers(new Uint32Array(1024));
   /** a row's kept cells held as numbers (a workbook's), as bits by slot: 13 columns, 14 with the password */
   private readonly numberSlots = new Numbers(new Uint16Array(1024));
-  private readonly texts = new TextBlocks();
+  private texts = new TextBlocks();
   /** the shared strings the rows refer to, and where each one's text is once read (by rank in the set) */
-  readonly shared: IndexSet;
+  shared: IndexSet;
   private sharedAt?: Uint32Array;
   private sharedBytes?: Uint16Array;
   /** the bytes the rows hold in `texts` */
@@ -155,6 +156,34 @@ export class KeptRows {
     this.sharedBytes[rank] = bytes;
     this.sharedAt[rank] = this.texts.write(text, bytes);
     this.size += bytes + 6;
+  }
+
+  /**
+   * Writes each row again with the texts of the shared strings it refers to in place of the
+   * references, once those texts are all added (sharedText), and lets go of them: a row is then
+   * read as one text, as a CSV's is. Read through references, the rows of a 100,000-row workbook
+   * were some 12 million reads of their texts in an import, where most of them lie on disk.
+   */
+  async inlineShared(slices: TimeSlices): Promise<void> {
+    if (this.shared.size === 0) return;
+    const texts = new TextBlocks();
+    for (let i = 0; i < this.length; i++) {
+      const text = this.cellsOf(i).join(CELL_END);
+      const bytes = Buffer.byteLength(text);
+      this.at.set(i, texts.write(text, bytes));
+      this.bytes.set(i, bytes);
+      if (slices.due()) await slices.pause();
+    }
+    this.texts.close();
+    this.texts = texts;
+    this.shared = new IndexSet(0);
+    this.sharedAt = undefined;
+    this.sharedBytes = undefined;
+  }
+
+  /** Lets go of the rows' temporary file, if they have one: read no row after this. */
+  close(): void {
+    this.texts.close();
   }
 
   /** Each row's number in the file. */

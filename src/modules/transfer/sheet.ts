@@ -25,6 +25,8 @@ export interface Sheet {
    * a leading 0 or + on the way in (import.rows.ts refuses them in a phone column).
    */
   numbersOf(i: number): number[];
+  /** Lets go of the rows' temporary file (a large file's rows are kept there: sheet-rows.ts); no row is read after this. */
+  close(): void;
 }
 
 export type SheetFormat = 'csv' | 'xlsx';
@@ -63,11 +65,18 @@ export async function readSheet(file: SheetSource, maxRows: number): Promise<She
   const format = formatOf(start);
   const read = format === 'csv' ? await readCsv(chunks, maxRows) : await xlsxOf(file, chunks, maxRows);
   const { header, kept, rows } = read;
-  if (header.length === 0) throw unreadable(format === 'csv' ? 'The file is empty' : 'The workbook has no rows on its first sheet');
-  if (header.length > MAX_COLUMNS) throw unreadable(`The file has ${header.length} columns; at most ${MAX_COLUMNS} are read`);
-  checkRow(1, header);
-  if (rows.length > maxRows) throw new AppError(413, `The file has more than ${maxRows} rows (IMPORT_MAX_ROWS)`);
-  return { header, kept, rows: rows.rowNumbers(), cellsOf: (i) => rows.cellsOf(i), numbersOf: (i) => rows.numberSlotsOf(i).map((slot) => kept[slot]) };
+  try {
+    if (header.length === 0) throw unreadable(format === 'csv' ? 'The file is empty' : 'The workbook has no rows on its first sheet');
+    if (header.length > MAX_COLUMNS) throw unreadable(`The file has ${header.length} columns; at most ${MAX_COLUMNS} are read`);
+    checkRow(1, header);
+    if (rows.length > maxRows) throw new AppError(413, `The file has more than ${maxRows} rows (IMPORT_MAX_ROWS)`);
+  } catch (err) {
+    rows.close();
+    throw err;
+  }
+  return {
+    header, kept, rows: rows.rowNumbers(), cellsOf: (i) => rows.cellsOf(i), numbersOf: (i) => rows.numberSlotsOf(i).map((slot) => kept[slot]), close: () => rows.close(),
+  };
 }
 
 /**
@@ -210,6 +219,7 @@ async function readCsv(chunks: AsyncIterable<Buffer>, maxRows: number): Promise<
     parser.end();
     await finished(parser).catch((err: unknown) => (failure ??= err));
   } else parser?.destroy();
+  if (failure) rows.close();
   if (failure instanceof CsvError) {
     const line = (failure as CsvError & { lines?: number }).lines;
     throw unreadable(`The CSV cannot be read${line ? ` at line ${line}` : ''}: ${CSV_PROBLEMS[failure.code] ?? 'the text is not valid CSV'}`);

@@ -1,7 +1,8 @@
 import { AppError, ValidationError } from '../../lib/errors';
 import { TimeSlices } from '../../lib/yield';
 import { MAX_COLUMNS } from './columns';
-import { IndexSet, KeptRows } from './sheet-rows';
+import { IndexSet } from './index-set';
+import { KeptRows } from './sheet-rows';
 import { SheetWalk, type RowRead } from './xlsx-cells';
 import { SharedStrings } from './xlsx-strings';
 import { parseXmlPart, UnreadablePart } from './xlsx-xml';
@@ -90,15 +91,22 @@ async function readRows(
     checkSize();
   };
   const walk = new SheetWalk(strings, (place) => (place < MAX_COLUMNS ? slots[place] : -1), at.kept.length, take, () => rows.length > maxRows);
-  await parseXmlPart(part, walk, slices);
-  if (rows.length > maxRows) return rows;
-  await strings.read(
-    rows.shared,
-    (rank, text) => {
-      rows.sharedText(rank, text);
-      checkSize();
-    },
-    slices,
-  );
-  return rows;
+  try {
+    await parseXmlPart(part, walk, slices);
+    if (rows.length > maxRows) return rows;
+    await strings.read(
+      rows.shared,
+      (rank, text) => {
+        rows.sharedText(rank, text);
+        checkSize();
+      },
+      slices,
+    );
+    await rows.inlineShared(slices);
+    return rows;
+  } catch (err) {
+    // a refused workbook's rows are not read: their temporary file, if they have one, goes now
+    rows.close();
+    throw err;
+  }
 }

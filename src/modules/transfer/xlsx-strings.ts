@@ -1,7 +1,7 @@
 import type { SaxesTagPlain } from 'saxes';
 import type { TimeSlices } from '../../lib/yield';
 import { MAX_CELL_CHARS } from './columns';
-import type { IndexSet } from './sheet-rows';
+import type { IndexSet } from './index-set';
 import { parseXmlPart, type XmlVisitor } from './xlsx-xml';
 import type { ZipPart } from './zip-limits';
 

@@ -1,0 +1,144 @@
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UploadStorageError } from './zip-source';
+
+/**
+ * The file is read a page at a time, and the pages read last are kept (1 MiB): a pass over the
+ * rows in order reads each page once, and the texts that many rows share (an .xlsx's shared
+ * strings: a unit's name) stay in the cache.
+ */
+const PAGE = 16 * 1024;
+const PAGES = 64;
+
+/** The descriptors of the spill files not closed yet: each is closed when its owner is collected, if not before. */
+const unclosed = new FinalizationRegistry<Held>((held) => release(held));
+
+/** A spill file's descriptor (null once closed), and its folder where the system could not unlink it while open (Windows). */
+interface Held {
+  fd: number | null;
+  folder: string | null;
+}
+
+function release(held: Held): void {
+  if (held.fd === null) return;
+  closeSync(held.fd);
+  held.fd = null;
+  if (held.folder) rmSync(held.folder, { recursive: true, force: true });
+}
+
+/**
+ * Bytes written to a file in the system's temporary directory (TMPDIR) at the offsets the caller
+ * chooses, and read back from there, synchronously: the rows of an import past their first MiBs
+ * (sheet-rows.ts), so that a file of 100,000 rows does not keep them all in the service's
+ * memory (docs/performance.md, "An import's memory"). The file is unlinked as soon as it is open
+ * (as zip-source.ts's SpooledFile): it has no name while it is used, and the system frees it
+ * when it is closed or the process dies (where it cannot be unlinked while open, on Windows, it is
+ * removed when closed). One not closed is closed when it is collected.
+ */
+export class SpillFile {
+  private readonly held: Held;
+  /** the pages read, by number, the one used longest ago first */
+  private readonly pages = new Map<number, Buffer>();
+  private lastNumber = -1;
+  private lastPage: Buffer | null = null;
+
+  private constructor(
+    fd: number,
+    private readonly dir: string,
+    folder: string | null,
+  ) {
+    this.held = { fd, folder };
+    unclosed.register(this, this.held, this);
+  }
+
+  static open(tmpdir = os.tmpdir()): SpillFile {
+    let dir: string | null = null;
+    try {
+      dir = mkdtempSync(path.join(tmpdir, 'directory-import-'));
+      const fd = openSync(path.join(dir, 'rows'), 'w+', 0o600);
+      let kept: string | null = null;
+      try {
+        rmSync(dir, { recursive: true });
+      } catch {
+        kept = dir; // removed on close instead
+      }
+      return new SpillFile(fd, tmpdir, kept);
+    } catch (err) {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      throw new UploadStorageError(tmpdir, err);
+    }
+  }
+
+  /** Writes `bytes` of `data` at `at`. */
+  write(data: Buffer, bytes: number, at: number): void {
+    try {
+      for (let done = 0; done < bytes; ) done += writeSync(this.fd(), data, done, bytes - done, at + done);
+    } catch (err) {
+      throw new UploadStorageError(this.dir, err);
+    }
+  }
+
+  /** The text of `bytes` bytes at `at`, as written. */
+  read(at: number, bytes: number): string {
+    const number = Math.floor(at / PAGE);
+    const start = at - number * PAGE;
+    if (start + bytes > PAGE) {
+      const own = Buffer.allocUnsafe(bytes);
+      if (this.fill(own, bytes, at) < bytes) throw new Error('the spilled rows ended early');
+      return own.toString('utf8');
+    }
+    return this.page(number).toString('utf8', start, start + bytes);
+  }
+
+  close(): void {
+    release(this.held);
+    unclosed.unregister(this);
+  }
+
+  private fd(): number {
+    if (this.held.fd === null) throw new Error('the spill file is closed');
+    return this.held.fd;
+  }
+
+  /** Page `number`, from the cache or read into it (in place of the page used longest ago). */
+  private page(number: number): Buffer {
+    // most reads are of the page read last: no reordering for them
+    if (number === this.lastNumber) return this.lastPage!;
+    const page = this.cachedPage(number);
+    [this.lastNumber, this.lastPage] = [number, page];
+    return page;
+  }
+
+  private cachedPage(number: number): Buffer {
+    const cached = this.pages.get(number);
+    if (cached) {
+      // the most recently used last
+      this.pages.delete(number);
+      this.pages.set(number, cached);
+      return cached;
+    }
+    let page: Buffer;
+    if (this.pages.size < PAGES) page = Buffer.allocUnsafeSlow(PAGE);
+    else {
+      const [oldest, buffer] = this.pages.entries().next().value as [number, Buffer];
+      this.pages.delete(oldest);
+      page = buffer;
+    }
+    // a page may end short where the file does: nothing is read past what was written
+    this.fill(page, PAGE, number * PAGE);
+    this.pages.set(number, page);
+    return page;
+  }
+
+  /** Reads up to `length` bytes at `at` into `into`; how many there were. */
+  private fill(into: Buffer, length: number, at: number): number {
+    let got = 0;
+    while (got < length) {
+      const n = readSync(this.fd(), into, got, length - got, at + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got;
+  }
+}
