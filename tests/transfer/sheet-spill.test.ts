@@ -99,4 +99,22 @@ describe("a large file's rows in a temporary file", () => {
     expect(dry.body.data).toMatchObject({ created: 32_000, failed: 0 });
     expect(openTemporaryFiles()).toEqual(before);
   }, 120_000);
+
+  // the figures of docs/performance.md ("A large file's rows on disk"): KEPT_ROWS_FIGURES=1 npx jest tests/transfer/sheet-spill.test.ts -t figures
+  (process.env.KEPT_ROWS_FIGURES ? it : it.skip)('figures: 100,000 rows of 13 cells read in ten passes in order, and 300,000 times at random', () => {
+    const count = 100_000;
+    const rows = new KeptRows(13);
+    const row = (i: number) => [`Person number ${i}`, `SN-${i}`, `person.${i}@example.test`, '01712345678', '01812345678', '', 'UNIT-7', 'Department of things', 'Officer', 'Captain', 'User', 'active', `SN-${i >> 1}`];
+    for (let i = 0; i < count; i++) rows.add(i + 2, row(i));
+    let cells = 0;
+    let started = performance.now();
+    for (let pass = 0; pass < 10; pass++) for (let i = 0; i < count; i++) cells += rows.cellsOf(i).length;
+    const inOrder = performance.now() - started;
+    started = performance.now();
+    for (const i of [...shuffled(count), ...shuffled(count), ...shuffled(count)]) cells += rows.cellsOf(i).length;
+    const atRandom = performance.now() - started;
+    rows.close();
+    expect(cells).toBe(13 * 13 * count);
+    process.stdout.write(`ten passes in order: ${inOrder.toFixed(0)} ms; 300,000 reads at random: ${atRandom.toFixed(0)} ms\n`);
+  });
 });

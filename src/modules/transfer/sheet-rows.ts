@@ -167,12 +167,22 @@ export class KeptRows {
   async inlineShared(slices: TimeSlices): Promise<void> {
     if (this.shared.size === 0) return;
     const texts = new TextBlocks();
+    const at = new Uint32Array(this.length);
+    const sizes = new Uint32Array(this.length);
+    try {
+      for (let i = 0; i < this.length; i++) {
+        const text = this.cellsOf(i).join(CELL_END);
+        sizes[i] = Buffer.byteLength(text);
+        at[i] = texts.write(text, sizes[i]);
+        if (slices.due()) await slices.pause();
+      }
+    } catch (err) {
+      texts.close();
+      throw err;
+    }
     for (let i = 0; i < this.length; i++) {
-      const text = this.cellsOf(i).join(CELL_END);
-      const bytes = Buffer.byteLength(text);
-      this.at.set(i, texts.write(text, bytes));
-      this.bytes.set(i, bytes);
-      if (slices.due()) await slices.pause();
+      this.at.set(i, at[i]);
+      this.bytes.set(i, sizes[i]);
     }
     this.texts.close();
     this.texts = texts;

@@ -5,11 +5,12 @@ import { UploadStorageError } from './zip-source';
 
 /**
  * The file is read a page at a time, and the pages read last are kept (1 MiB): a pass over the
- * rows in order reads each page once, and the texts that many rows share (an .xlsx's shared
- * strings: a unit's name) stay in the cache.
+ * rows in order reads each page once. A read far from the last (a row found by its service
+ * number) reads a page of its own: 4 KiB pages took 300,000 such reads of 100,000 rows in 0.74
+ * to 0.83 s, 16 KiB pages in 1.07 to 1.16 s (0.4 s with the rows in memory).
  */
-const PAGE = 16 * 1024;
-const PAGES = 64;
+const PAGE = 4 * 1024;
+const PAGES = 256;
 
 /** The descriptors of the spill files not closed yet: each is closed when its owner is collected, if not before. */
 const unclosed = new FinalizationRegistry<Held>((held) => release(held));
