@@ -1,6 +1,8 @@
+import ExcelJS from 'exceljs';
+import { readSheet } from '../../src/modules/transfer/sheet';
 import { KeptRows } from '../../src/modules/transfer/sheet-rows';
 import { SpillFile } from '../../src/modules/transfer/spill-file';
-import { UploadStorageError } from '../../src/modules/transfer/zip-source';
+import { UploadStorageError } from '../../src/modules/transfer/nameless-file';
 import { TimeSlices } from '../../src/lib/yield';
 import { setupTestContext } from '../helpers/context';
 import { HEADER, importRaw, openTemporaryFiles, personRow, tagOf, transferFixture } from './transfer-support';
@@ -99,6 +101,19 @@ describe("a large file's rows in a temporary file", () => {
     expect(dry.body.data).toMatchObject({ created: 32_000, failed: 0 });
     expect(openTemporaryFiles()).toEqual(before);
   }, 120_000);
+
+  it("closes the rows' file when a workbook is refused after its rows went to disk (413: its kept cells outgrow the bound)", async () => {
+    const before = openTemporaryFiles();
+    // 1,000 rows of 7 cells of 1,000 characters: 7 MB of kept cells, against the 4 MiB kept in
+    // memory and the 4.25 MiB that keptTextBytes allows for 1,000 rows (zip-limits.ts)
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Contacts');
+    sheet.addRow(HEADER);
+    for (let i = 0; i < 1000; i++) sheet.addRow(HEADER.map((_, c) => `${c}-${i}-`.padEnd(1000, 'x')));
+    const file = Buffer.from(await book.xlsx.writeBuffer());
+    await expect(readSheet(file, 1000)).rejects.toMatchObject({ status: 413, message: expect.stringMatching(/^The cells of the columns the import reads take more than 4 MiB/) });
+    expect(openTemporaryFiles()).toEqual(before);
+  }, 60_000);
 
   // the figures of docs/performance.md ("A large file's rows on disk"): KEPT_ROWS_FIGURES=1 npx jest tests/transfer/sheet-spill.test.ts -t figures
   (process.env.KEPT_ROWS_FIGURES ? it : it.skip)('figures: 100,000 rows of 13 cells read in ten passes in order, and 300,000 times at random', () => {

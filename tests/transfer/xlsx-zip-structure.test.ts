@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AppError } from '../../src/lib/errors';
 import { readSheet } from '../../src/modules/transfer/sheet';
-import { SpooledFile, UploadStorageError } from '../../src/modules/transfer/zip-source';
+import { UploadStorageError } from '../../src/modules/transfer/nameless-file';
+import { SpooledFile } from '../../src/modules/transfer/zip-source';
 import { openTemporaryFiles } from './transfer-support';
 import { NS, textPart, workbookParts, zipOf, type Part } from './xlsx-zip';
 

@@ -1,7 +1,6 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { readSync, writeSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { UploadStorageError } from './zip-source';
+import { closeNameless, openNameless, UploadStorageError, type NamelessFile } from './nameless-file';
 
 /**
  * The file is read a page at a time, and the pages read last are kept (1 MiB): a pass over the
@@ -12,63 +11,37 @@ import { UploadStorageError } from './zip-source';
 const PAGE = 4 * 1024;
 const PAGES = 256;
 
-/** The descriptors of the spill files not closed yet: each is closed when its owner is collected, if not before. */
-const unclosed = new FinalizationRegistry<Held>((held) => release(held));
-
-/** A spill file's descriptor (null once closed), and its folder where the system could not unlink it while open (Windows). */
-interface Held {
-  fd: number | null;
-  folder: string | null;
-}
-
-function release(held: Held): void {
-  if (held.fd === null) return;
-  closeSync(held.fd);
-  held.fd = null;
-  if (held.folder) rmSync(held.folder, { recursive: true, force: true });
-}
+/** The spill files not closed yet: each is closed when its owner is collected, if not before. */
+const unclosed = new FinalizationRegistry<NamelessFile>((file) => {
+  try {
+    closeNameless(file);
+  } catch {
+    // a cleanup callback has no caller to tell: the process frees the descriptor when it ends
+  }
+});
 
 /**
  * Bytes written to a file in the system's temporary directory (TMPDIR) at the offsets the caller
  * chooses, and read back from there, synchronously: the rows of an import past their first MiBs
  * (sheet-rows.ts), so that a file of 100,000 rows does not keep them all in the service's
- * memory (docs/performance.md, "An import's memory"). The file is unlinked as soon as it is open
- * (as zip-source.ts's SpooledFile): it has no name while it is used, and the system frees it
- * when it is closed or the process dies (where it cannot be unlinked while open, on Windows, it is
- * removed when closed). One not closed is closed when it is collected.
+ * memory (docs/performance.md, "An import's memory"). The file has no name (nameless-file.ts). One not
+ * closed is closed when it is collected.
  */
 export class SpillFile {
-  private readonly held: Held;
   /** the pages read, by number, the one used longest ago first */
   private readonly pages = new Map<number, Buffer>();
   private lastNumber = -1;
   private lastPage: Buffer | null = null;
 
   private constructor(
-    fd: number,
+    private readonly file: NamelessFile,
     private readonly dir: string,
-    folder: string | null,
   ) {
-    this.held = { fd, folder };
-    unclosed.register(this, this.held, this);
+    unclosed.register(this, this.file, this);
   }
 
   static open(tmpdir = os.tmpdir()): SpillFile {
-    let dir: string | null = null;
-    try {
-      dir = mkdtempSync(path.join(tmpdir, 'directory-import-'));
-      const fd = openSync(path.join(dir, 'rows'), 'w+', 0o600);
-      let kept: string | null = null;
-      try {
-        rmSync(dir, { recursive: true });
-      } catch {
-        kept = dir; // removed on close instead
-      }
-      return new SpillFile(fd, tmpdir, kept);
-    } catch (err) {
-      if (dir) rmSync(dir, { recursive: true, force: true });
-      throw new UploadStorageError(tmpdir, err);
-    }
+    return new SpillFile(openNameless(tmpdir, 'rows'), tmpdir);
   }
 
   /** Writes `bytes` of `data` at `at`. */
@@ -93,13 +66,13 @@ export class SpillFile {
   }
 
   close(): void {
-    release(this.held);
     unclosed.unregister(this);
+    closeNameless(this.file);
   }
 
   private fd(): number {
-    if (this.held.fd === null) throw new Error('the spill file is closed');
-    return this.held.fd;
+    if (this.file.fd === null) throw new Error('the spill file is closed');
+    return this.file.fd;
   }
 
   /** Page `number`, from the cache or read into it (in place of the page used longest ago). */

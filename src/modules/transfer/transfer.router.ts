@@ -13,7 +13,7 @@ import type { DirectoryImport } from './import.service';
 import type { ImportMode } from './import.plan';
 import type { Sheet } from './sheet';
 import { exportRules, importRules, templateRules } from './transfer.validators';
-import { UploadStorageError } from './zip-source';
+import { UploadStorageError } from './nameless-file';
 
 export interface TransferServices {
   importer: DirectoryImport;

@@ -1,6 +1,10 @@
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { read as readCallback, write as writeCallback } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
+import { promisify } from 'node:util';
+import { closeNameless, openNameless, UploadStorageError, type NamelessFile } from './nameless-file';
+
+const read = promisify(readCallback);
+const write = promisify(writeCallback);
 
 /**
  * The bytes of an uploaded .xlsx, read where they lie: a zip is read from its end (the central
@@ -31,41 +35,26 @@ export function bufferSource(file: Buffer): ZipSource {
 }
 
 /**
- * The upload could not be written to the temporary directory (full, missing, not writable): a
- * fault of the server, not of the file, answered as one (500, logged with its cause).
- */
-export class UploadStorageError extends Error {
-  constructor(dir: string, cause: unknown) {
-    super(`The upload cannot be written to ${dir} while it is read: ${(cause as Error).message}`, { cause });
-  }
-}
-
-/**
- * A stream written to a file in the system's temporary directory (`os.tmpdir()`: TMPDIR), and
- * read back from there. The file is unlinked as soon as it is open, where the system allows it
- * (Linux, macOS): it has no name while it is read, and the system frees it when the service
- * closes it or dies. Elsewhere it is removed on `close`.
+ * A stream written to a nameless file in the system's temporary directory (`os.tmpdir()`:
+ * TMPDIR, nameless-file.ts), and read back from there.
  */
 export class SpooledFile implements ZipSource {
   private constructor(
-    private readonly handle: FileHandle,
-    private readonly dir: string | null,
+    private readonly file: NamelessFile,
     public size: number,
   ) {}
 
   static async of(chunks: AsyncIterable<Buffer>, tmpdir = os.tmpdir()): Promise<SpooledFile> {
-    const stored = <T>(step: Promise<T>) => step.catch((err: unknown) => Promise.reject(new UploadStorageError(tmpdir, err)));
-    const dir = await stored(mkdtemp(path.join(tmpdir, 'directory-import-')));
-    const handle = await stored(open(path.join(dir, 'upload.xlsx'), 'w+', 0o600)).catch(async (err: unknown) => {
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-      throw err;
-    });
-    const unlinked = await rm(dir, { recursive: true }).then(() => true, () => false);
-    const file = new SpooledFile(handle, unlinked ? null : dir, 0);
+    const file = new SpooledFile(openNameless(tmpdir, 'upload.xlsx'), 0);
     try {
       // an error of the stream (a client gone, a body past its limit) is the stream's, not the disk's
       for await (const chunk of chunks) {
-        await stored(handle.write(chunk, 0, chunk.length, file.size));
+        for (let done = 0; done < chunk.length; ) {
+          const { bytesWritten } = await write(file.fd(), chunk, done, chunk.length - done, file.size + done).catch((err: unknown) =>
+            Promise.reject(new UploadStorageError(tmpdir, err)),
+          );
+          done += bytesWritten;
+        }
         file.size += chunk.length;
       }
     } catch (err) {
@@ -78,7 +67,7 @@ export class SpooledFile implements ZipSource {
   async read(at: number, length: number): Promise<Buffer> {
     const bytes = Buffer.allocUnsafe(length);
     for (let got = 0; got < length; ) {
-      const { bytesRead } = await this.handle.read(bytes, got, length - got, at + got);
+      const { bytesRead } = await read(this.fd(), bytes, got, length - got, at + got);
       if (bytesRead === 0) throw new Error('the spooled upload ended early');
       got += bytesRead;
     }
@@ -90,7 +79,15 @@ export class SpooledFile implements ZipSource {
   }
 
   async close(): Promise<void> {
-    await this.handle.close().catch(() => undefined);
-    if (this.dir) await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
+    try {
+      closeNameless(this.file);
+    } catch {
+      // nothing left to do with a file that would not close
+    }
+  }
+
+  private fd(): number {
+    if (this.file.fd === null) throw new Error('the spooled upload is closed');
+    return this.file.fd;
   }
 }
