@@ -68,11 +68,19 @@ export class FileRows {
   raw(i: number): RowValues {
     const cells = this.sheet.cellsOf(i);
     const values: RowValues = {};
-    for (const [column, at] of this.header.positions) {
-      const raw = unescapeFormula((cells[this.slotOf.get(at) ?? -1] ?? '').trim());
-      values[column] = raw === '' ? null : raw;
-    }
+    for (const [column, at] of this.header.positions) values[column] = this.valueAt(cells, at);
     return values;
+  }
+
+  /** Row i's value of one column as the file has it (null where the file has no such column). */
+  value(i: number, column: Column): string | null {
+    const at = this.header.positions.get(column);
+    return at === undefined ? null : this.valueAt(this.sheet.cellsOf(i), at);
+  }
+
+  private valueAt(cells: readonly string[], at: number): string | null {
+    const raw = unescapeFormula((cells[this.slotOf.get(at) ?? -1] ?? '').trim());
+    return raw === '' ? null : raw;
   }
 
   /** The header places of row i's cells that a workbook holds as numbers. */
@@ -143,7 +151,7 @@ export async function passwordsOf(rows: FileRows): Promise<Array<{ row: number; 
   if (rows.position('password') === undefined) return found;
   const slices = new TimeSlices();
   for (let i = 0; i < rows.length; i++) {
-    const password = rows.raw(i).password;
+    const password = rows.value(i, 'password');
     if (password) found.push({ row: rows.row(i), password });
     if (slices.due()) await slices.pause();
   }

@@ -180,9 +180,11 @@ export class KeptRows {
       texts.close();
       throw err;
     }
+    this.size = 0;
     for (let i = 0; i < this.length; i++) {
       this.at.set(i, at[i]);
       this.bytes.set(i, sizes[i]);
+      this.size += sizes[i];
     }
     this.texts.close();
     this.texts = texts;
