@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import type { ProbeData, ProbeTimes } from './health-probe';
 import type { Db } from '../src/lib/db';
 import { contactGrams, SEARCH_FIELDS } from '../src/modules/contacts';
 import { prng } from '../scripts/demo-data';
@@ -72,48 +74,23 @@ export async function cleanUpTransfer(db: Db, unitId: number): Promise<void> {
 const HEALTH_EVERY_MS = 20;
 
 /**
- * The probe's code, run in a worker thread: the bench's own event loop builds a 16 MB file,
- * sends it and runs autocannon beside it, and a stall of its own (a collection, the file's
- * encoding: up to 220 ms seen) would be timed as the service's. Node's fetch in the worker.
- */
-const PROBE_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const times = [];
-const pending = [];
-let failed = 0;
-const ask = () => {
-  const sent = performance.now();
-  pending.push(
-    fetch(workerData.url + '/health', { signal: AbortSignal.timeout(60000) })
-      .then(async (res) => {
-        await res.arrayBuffer();
-        if (!res.ok) failed++;
-        times.push(performance.now() - sent);
-      })
-      .catch(() => void failed++),
-  );
-};
-const timer = setInterval(ask, workerData.everyMs);
-parentPort.once('message', async () => {
-  clearInterval(timer);
-  await Promise.all(pending);
-  parentPort.postMessage({ times, failed });
-});
-`;
-
-/**
  * GET /health every HEALTH_EVERY_MS until `stop` is called: unlike autocannon's connections,
  * which send a request only once the last has answered (a stall of 2 s is one slow request
  * each), a probe at a fixed rate counts every request a stall held. It runs in a worker thread
- * of its own (PROBE_WORKER), so that only the service's stalls are timed.
+ * of its own (health-probe.ts), so that only the service's stalls are timed.
  */
-function probeHealth(url: string): () => Promise<NonNullable<TransferFigures['health']>> {
-  const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url, everyMs: HEALTH_EVERY_MS } });
-  return async () => {
-    const done = new Promise<{ times: number[]; failed: number }>((resolve, reject) => {
+async function probeHealth(url: string): Promise<() => Promise<NonNullable<TransferFigures['health']>>> {
+  // a TypeScript file: the worker loads tsx's require hook first, as the bench runs under tsx
+  const worker = new Worker(path.join(__dirname, 'health-probe.ts'), { workerData: { url, everyMs: HEALTH_EVERY_MS } satisfies ProbeData, execArgv: ['--require', 'tsx/cjs'] });
+  const message = <T>() =>
+    new Promise<T>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
     });
+  // started (its code compiled) before the import is sent
+  await message<'asking'>();
+  return async () => {
+    const done = message<ProbeTimes>();
     worker.postMessage('stop');
     const { times, failed } = await done;
     await worker.terminate();
@@ -145,7 +122,7 @@ export async function runImport(
     headers: { authorization: `Bearer ${token}` },
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: getById() }) }],
   });
-  const health = probeHealth(url);
+  const health = await probeHealth(url);
   const started = performance.now();
   const res = await fetch(`${url}/api/contacts/import`, {
     method: 'POST',
