@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--audit-events 1000000] [--duration 10] [--only name,name] [--import-rows 100000] [--service-heap-mb 384]
+ * npm run bench [-- --contacts 100000] [--failed-logins 1000000] [--audit-events 1000000] [--duration 10] [--only name,name] [--import-rows 100000] [--service-heap-mb 384] [--service-semi-space-mb 8]
  *
  * Starts the built service (node dist/src/server.js) on the configured database, fills it with
  * the demo directory first when it holds fewer contacts than asked, waits for the services'
@@ -48,10 +48,12 @@ interface Args {
   auditEvents: number;
   /** the services' V8 heap limit (--max-old-space-size), as a deployment sets it; null: Node's default */
   serviceHeapMb: number | null;
+  /** the cap of each of V8's two semi-spaces (--max-semi-space-size), as the image sets it; null: Node's default (16 MiB) */
+  serviceSemiSpaceMb: number | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [], importRows: 100_000, auditEvents: 1_000_000, serviceHeapMb: null };
+  const args: Args = { contacts: 100_000, failedLogins: 0, duration: 10, connections: 10, only: [], importRows: 100_000, auditEvents: 1_000_000, serviceHeapMb: null, serviceSemiSpaceMb: null };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i], argv[i + 1]];
     if (key === '--only') args.only = value.split(',');
@@ -62,6 +64,7 @@ function parseArgs(argv: string[]): Args {
     else if (key === '--import-rows') args.importRows = Number(value);
     else if (key === '--audit-events') args.auditEvents = Number(value);
     else if (key === '--service-heap-mb') args.serviceHeapMb = Number(value);
+    else if (key === '--service-semi-space-mb') args.serviceSemiSpaceMb = Number(value);
     else throw new Error(`unknown option ${key}`);
   }
   return args;
@@ -269,10 +272,14 @@ async function main() {
 
   const port = await freePort();
   const env = serviceEnv(config.admin, port);
-  // each service as a deployment starts it: with the heap limit it would set (docker-compose.yml)
+  // each service as a deployment starts it: with the heap's limits it would set (Dockerfile, docker-compose.yml)
   // BENCH_SERVICE_NODE_ARGS: more flags for the services' node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
   const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const serviceArgs = [...nodeArgs, ...(args.serviceHeapMb ? [`--max-old-space-size=${args.serviceHeapMb}`] : []), 'dist/src/server.js'];
+  const heapArgs = [
+    ...(args.serviceHeapMb ? [`--max-old-space-size=${args.serviceHeapMb}`] : []),
+    ...(args.serviceSemiSpaceMb ? [`--max-semi-space-size=${args.serviceSemiSpaceMb}`] : []),
+  ];
+  const serviceArgs = [...nodeArgs, ...heapArgs, 'dist/src/server.js'];
   const service = await start(process.execPath, serviceArgs, env, `http://127.0.0.1:${port}/ready`);
   const started: ChildProcess[] = [service];
   const stopAll = () => started.forEach((child) => child.kill('SIGTERM'));
@@ -418,6 +425,9 @@ async function main() {
     connections: args.connections,
     duration_s: args.duration,
     service_heap_mb: args.serviceHeapMb,
+    service_semi_space_mb: args.serviceSemiSpaceMb,
+    // BENCH_SERVICE_NODE_ARGS, as given
+    service_node_args: nodeArgs,
     results,
     transfers,
     baseline,
@@ -442,7 +452,7 @@ async function main() {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 6 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.warn(`\n${machine.cpus} CPUs (${machine.cpu_model}), ${machine.memory_gb} GiB, ${machine.node}; ${database.client} ${database.version}`);
-  console.warn(`${report.contacts} contacts, ${targets.failedLogins} failed sign-ins; ${args.connections} connections, ${args.duration} s each; service heap limit: ${args.serviceHeapMb ? `${args.serviceHeapMb} MiB` : "Node's default"}\n`);
+  console.warn(`${report.contacts} contacts, ${targets.failedLogins} failed sign-ins; ${args.connections} connections, ${args.duration} s each; service heap limit: ${args.serviceHeapMb ? `${args.serviceHeapMb} MiB` : "Node's default"}, semi-spaces: ${args.serviceSemiSpaceMb ? `${args.serviceSemiSpaceMb} MiB` : "Node's default"}\n`);
   console.warn(line(header));
   console.warn(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.warn(line(r));

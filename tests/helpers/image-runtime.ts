@@ -15,7 +15,9 @@ export function imageRuntime(): { nodeArgs: string[]; env: Record<string, string
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('#'))
     .join('\n');
-  const nodeArgs = /\bNODE_OPTIONS=(\S+)/.exec(last)?.slice(1) ?? [];
+  // NODE_OPTIONS=--flag, or NODE_OPTIONS="--flag --flag"
+  const options = /\bNODE_OPTIONS=(?:"([^"]*)"|(\S+))/.exec(last);
+  const nodeArgs = (options?.[1] ?? options?.[2] ?? '').split(/\s+/).filter(Boolean);
   if (!nodeArgs.some((a) => a.startsWith('--max-old-space-size='))) throw new Error('the Dockerfile sets no --max-old-space-size in NODE_OPTIONS');
   const env = Object.fromEntries([...last.matchAll(/\b(MALLOC_[A-Z_]+)=(\d+)/g)].map((m) => [m[1], m[2]]));
   return { nodeArgs, env };
