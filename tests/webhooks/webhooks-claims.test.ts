@@ -177,6 +177,26 @@ describe('inactive hooks', () => {
   });
 });
 
+describe('hooks deleted during a fan-out', () => {
+  it('writes nothing for a page whose hook was deleted after the fan-out read it, fails nothing, and fans it out to the hooks left in the next round', async () => {
+    const kept = await hookFor();
+    const gone = await hookFor();
+    const idle = new WebhookDispatcher({ db: ctx.db, feed: new ChangeFeed({ db: ctx.db }), settings: settings() });
+    await idle.runOnce();
+    const readBefore = await allHooks(ctx.db);
+    await createUser(ctx, { organization_id: admin.organization_id });
+    expect((await api().delete(`/api/webhooks/${gone}`).set(bearer(admin))).status).toBe(200);
+    const cursor = await ctx.db('webhook_state').where({ id: 1 }).first();
+    // before: the foreign key of the deleted hook's delivery failed the fan-out (an error logged each round)
+    expect(await idle.fanOut(readBefore)).toBe(1);
+    expect(await ctx.db('webhook_state').where({ id: 1 }).first()).toEqual(cursor);
+    expect(await deliveryOf(kept)).toBeUndefined();
+    await idle.runOnce();
+    expect(receiver.of(kept)).toHaveLength(1);
+    expect(await ctx.db('webhook_deliveries').where({ webhook_id: gone }).first()).toBeUndefined();
+  });
+});
+
 describe('no hooks', () => {
   it('costs a directory with no webhook one read per round: no cursor written, no claim', async () => {
     const idle = new WebhookDispatcher({ db: ctx.db, feed: new ChangeFeed({ db: ctx.db }), settings: settings() });

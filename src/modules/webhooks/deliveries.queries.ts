@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOf, inTransaction, type Db, type Queryable } from '../../lib/db';
+import { dialectOf, inTransaction, isForeignKeyViolation, type Db, type Queryable } from '../../lib/db';
 
 /** The SQL of the outbox's deliveries, their attempts and the fan-out's cursor (webhook_state). */
 
@@ -40,9 +40,19 @@ export async function fanOutCursor(db: Queryable): Promise<{ version: number; co
  * Moves the cursor from `from` to `to` and writes the deliveries of the changes between, in one
  * transaction: a compare-and-set of the one row (which locks it on MySQL until the commit), so
  * of two instances that fanned out the same changes one writes them and the other writes
- * nothing (false). Unique (webhook_id, event_id) stands behind it.
+ * nothing (false). Unique (webhook_id, event_id) stands behind it. A hook deleted after the
+ * fan-out read it has no row for its deliveries to name: nothing is written either (false), and
+ * the next round fans the same changes out to the hooks left: a hook deleted meanwhile is no
+ * failure of the dispatch.
  */
 export async function advanceFanOut(db: Db, from: { version: number; contactId: number }, to: { version: number; contactId: number }, rows: FannedOut[]): Promise<boolean> {
+  return writeFanOut(db, from, to, rows).catch((err: unknown) => {
+    if (isForeignKeyViolation(err)) return false;
+    throw err;
+  });
+}
+
+function writeFanOut(db: Db, from: { version: number; contactId: number }, to: { version: number; contactId: number }, rows: FannedOut[]): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     const moved = await trx('webhook_state')
       .where({ id: 1, after_version: from.version, after_contact_id: from.contactId })

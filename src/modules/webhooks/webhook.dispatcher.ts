@@ -167,7 +167,8 @@ export class WebhookDispatcher {
     }
     const to = changes[changes.length - 1].position;
     const rows = deliveriesForChanges(changes, all);
-    // false: another instance fanned these out first; the next round reads after its cursor
+    // false: another instance fanned these out first, or a hook read above was deleted since;
+    // the next round reads the hooks and the cursor again
     if (await advanceFanOut(this.db, from, to, rows)) {
       // a hook made active since it was read would find these parked: resumed if so
       await resumeIfActive(this.db, [...new Set(rows.filter((r) => r.parked).map((r) => r.webhook_id))]);
