@@ -39,6 +39,9 @@ export function bufferSource(file: Buffer): ZipSource {
  * TMPDIR, nameless-file.ts), and read back from there.
  */
 export class SpooledFile implements ZipSource {
+  /** reads and writes under way: the descriptor is closed once they end, not under them (its number could be another file's by then) */
+  private readonly pending = new Set<Promise<unknown>>();
+
   private constructor(
     private readonly file: NamelessFile,
     public size: number,
@@ -50,7 +53,7 @@ export class SpooledFile implements ZipSource {
       // an error of the stream (a client gone, a body past its limit) is the stream's, not the disk's
       for await (const chunk of chunks) {
         for (let done = 0; done < chunk.length; ) {
-          const { bytesWritten } = await write(file.fd(), chunk, done, chunk.length - done, file.size + done).catch((err: unknown) =>
+          const { bytesWritten } = await file.track(write(file.fd(), chunk, done, chunk.length - done, file.size + done)).catch((err: unknown) =>
             Promise.reject(new UploadStorageError(tmpdir, err)),
           );
           done += bytesWritten;
@@ -67,7 +70,7 @@ export class SpooledFile implements ZipSource {
   async read(at: number, length: number): Promise<Buffer> {
     const bytes = Buffer.allocUnsafe(length);
     for (let got = 0; got < length; ) {
-      const { bytesRead } = await read(this.fd(), bytes, got, length - got, at + got);
+      const { bytesRead } = await this.track(read(this.fd(), bytes, got, length - got, at + got));
       if (bytesRead === 0) throw new Error('the spooled upload ended early');
       got += bytesRead;
     }
@@ -79,6 +82,7 @@ export class SpooledFile implements ZipSource {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled(this.pending);
     try {
       closeNameless(this.file);
     } catch {
@@ -89,5 +93,12 @@ export class SpooledFile implements ZipSource {
   private fd(): number {
     if (this.file.fd === null) throw new Error('the spooled upload is closed');
     return this.file.fd;
+  }
+
+  private track<T>(operation: Promise<T>): Promise<T> {
+    this.pending.add(operation);
+    const done = () => void this.pending.delete(operation);
+    operation.then(done, done);
+    return operation;
   }
 }
