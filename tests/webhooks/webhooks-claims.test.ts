@@ -77,18 +77,19 @@ const attemptsOf = async (deliveryId: number) => ctx.db('webhook_attempts').wher
 
 describe('claims', () => {
   it('holds a claim for as long as its round may take: a second instance claims nothing of a slow round, each event is sent once', async () => {
-    // 100 deliveries, 16 at a time, each answered after 250 ms: the round takes about 1.75 s,
-    // longer than three time-outs of 400 ms (what a claim lasted before), after which the second
-    // instance tries. The time-out leaves 150 ms over each answer's 250: with 50 ms (300), an
-    // answer that a loaded machine delayed timed out, and its delivery was not delivered.
+    // 100 deliveries, 16 at a time, each answered after 500 ms: the round takes about 3.5 s,
+    // longer than three time-outs of 1,000 ms (what a claim lasted before), after which the
+    // second instance tries. The time-out leaves 500 ms over each answer's 500: with 150 ms
+    // (250 against 400), 16 answers that a loaded machine delayed timed out in a CI run on
+    // Node.js 24, and their deliveries were not delivered.
     const hook = await hookFor();
     await due(hook, 100);
-    receiver.script.push(...Array.from({ length: 200 }, () => ({ status: 200, delayMs: 250 })));
-    const quick = settings({ timeoutMs: 400 });
+    receiver.script.push(...Array.from({ length: 200 }, () => ({ status: 200, delayMs: 500 })));
+    const quick = settings({ timeoutMs: 1000 });
     const first = new WebhookDelivery(ctx.db, quick);
     const second = new WebhookDelivery(secondHandle(), quick);
     const round = first.round();
-    await sleep(1300);
+    await sleep(3200);
     expect(await second.round()).toBe(0);
     expect(await round).toBe(100);
     expect(receiver.of(hook)).toHaveLength(100);
