@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { findUserRows } from '../contacts';
 import type { KeyTable } from '../../lib/key-table';
+import type { TimeSlices } from '../../lib/yield';
 import type { FileRows, ParentRef } from './import.rows';
 
 /**
@@ -27,7 +28,8 @@ export class Parents {
   /**
    * Finds the parents of the rows `slice` (indexes of rows that hold their service numbers,
    * `sns`), those outside the file by one query at most. `changes`: by row index, the id of
-   * the contact the row changes (upsert), 0 where it changes none.
+   * the contact the row changes (upsert), 0 where it changes none. Yields to the event loop
+   * when `slices` is due.
    */
   async resolve(
     trx: Knex.Transaction,
@@ -36,18 +38,23 @@ export class Parents {
     sns: KeyTable,
     changes: ArrayLike<number>,
     fail: (row: number, field: string, message: string) => void,
+    slices: TimeSlices,
   ): Promise<void> {
+    const given = rows.position('parent_service_no') !== undefined;
     const outside = new Set<string>();
     for (let k = 0; k < slice.length; k++) {
-      const p = rows.values(slice[k]).parent_service_no;
+      const p = rows.value(slice[k], 'parent_service_no');
       if (p && sns.get(p) === undefined) outside.add(p);
+      if (slices.due()) await slices.pause();
     }
     const directory = new Map<string, number>();
     for (const u of await findUserRows(trx, [...outside], 'service_no')) directory.set(u.service_no, u.id);
 
     for (let k = 0; k < slice.length; k++) {
+      if (slices.due()) await slices.pause();
       const i = slice[k];
-      const p = rows.values(i).parent_service_no;
+      // undefined where the file has no such column, null where the row's cell is empty
+      const p = given ? rows.value(i, 'parent_service_no') : undefined;
       if (p === undefined) {
         if (!changes[i]) this.kind[i] = ROOT;
         continue;

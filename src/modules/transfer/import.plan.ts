@@ -8,6 +8,7 @@ import { REQUIRED_TO_CREATE, type FileRows, type RowError } from './import.rows'
 import { fieldsOf } from './import.fields';
 import { toWrites } from './import.writes';
 import { KeyTable } from '../../lib/key-table';
+import { TextList } from '../../lib/text-list';
 
 export type ImportMode = 'create' | 'upsert';
 
@@ -28,7 +29,7 @@ export interface Plan {
 }
 
 const TAKEN = 'Service number or email already exists';
-/** Rows whose parents are found by one call of Parents.resolve (some 3 ms): one query at most for those outside the file. */
+/** Rows whose parents are found by one call of Parents.resolve: one query at most for those outside the file. */
 const PARENTS_AT_ONCE = 2000;
 /** Service numbers looked up in the directory by one query. */
 const EXISTING_AT_ONCE = 1000;
@@ -56,13 +57,18 @@ export async function planImport(
   const lookup = await ReferenceLookup.load(trx);
   const slices = new TimeSlices();
 
-  // one row per service number and per e-mail
-  const sns = new KeyTable(rows.length, (i) => rows.values(i).service_no);
+  // one row per service number and per e-mail. The table confirms a hit by reading its key
+  // again: every row's service number is kept in memory (some 2 MB for 100,000 rows) for the
+  // parents' lookups, which would otherwise read a row at random from the spilled rows, a read
+  // from disk each (sheet-rows.ts); an e-mail is confirmed only when one repeats.
+  const serviceNos = new TextList(rows.length);
+  const sns = new KeyTable(rows.length, (i) => serviceNos.get(i));
   const emails = new KeyTable(rows.length, (i) => rows.values(i).email);
   const kept: number[] = [];
   for (let i = 0; i < rows.length; i++) {
     const [row, v] = [rows.row(i), rows.values(i)];
     const sn = v.service_no;
+    serviceNos.push(sn ?? '');
     if (!sn) {
       fail(row, 'service_no', 'Service number is required');
       continue;
@@ -91,7 +97,7 @@ export async function planImport(
   const matched = { id: new Float64Array(rows.length), unit: new Float64Array(rows.length) };
   for (let at = 0; at < resolved.length; at += EXISTING_AT_ONCE) {
     const slice = resolved.subarray(at, at + EXISTING_AT_ONCE);
-    for (const u of await findUserRows(trx, Array.from(slice, (i) => rows.values(i).service_no!), 'service_no')) {
+    for (const u of await findUserRows(trx, Array.from(slice, (i) => serviceNos.get(i)), 'service_no')) {
       const i = sns.get(u.service_no);
       if (i === undefined) continue;
       found[i] = 1;
@@ -115,8 +121,7 @@ export async function planImport(
 
   const parents = new Parents(rows.length);
   for (let at = 0; at < resolved.length; at += PARENTS_AT_ONCE) {
-    await parents.resolve(trx, rows, resolved.subarray(at, at + PARENTS_AT_ONCE), sns, matched.id, fail);
-    await slices.pause();
+    await parents.resolve(trx, rows, resolved.subarray(at, at + PARENTS_AT_ONCE), sns, matched.id, fail, slices);
   }
   const roleName = (name: string) => {
     const id = lookup.role(name);
