@@ -46,25 +46,31 @@ export async function fanOutCursor(db: Queryable): Promise<{ version: number; co
  * failure of the dispatch.
  */
 export async function advanceFanOut(db: Db, from: { version: number; contactId: number }, to: { version: number; contactId: number }, rows: FannedOut[]): Promise<boolean> {
-  return writeFanOut(db, from, to, rows).catch((err: unknown) => {
-    if (isForeignKeyViolation(err)) return false;
+  try {
+    return await inTransaction(db, async (trx) => {
+      const moved = await trx('webhook_state')
+        .where({ id: 1, after_version: from.version, after_contact_id: from.contactId })
+        .update({ after_version: to.version, after_contact_id: to.contactId });
+      if (Number(moved) !== 1) return false;
+      const now = new Date();
+      for (let i = 0; i < rows.length; i += 200) {
+        const batch = rows.slice(i, i + 200).map(({ parked, ...r }) => ({ ...r, status: 'pending', attempts: 0, next_attempt_at: parked ? null : now, created_at: now }));
+        await trx(DELIVERIES).insert(batch);
+      }
+      return true;
+    });
+  } catch (err) {
+    // only a hook that is really gone: any other broken key is the dispatch's failure, logged
+    if (isForeignKeyViolation(err) && (await someHookGone(db, rows))) return false;
     throw err;
-  });
+  }
 }
 
-function writeFanOut(db: Db, from: { version: number; contactId: number }, to: { version: number; contactId: number }, rows: FannedOut[]): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const moved = await trx('webhook_state')
-      .where({ id: 1, after_version: from.version, after_contact_id: from.contactId })
-      .update({ after_version: to.version, after_contact_id: to.contactId });
-    if (Number(moved) !== 1) return false;
-    const now = new Date();
-    for (let i = 0; i < rows.length; i += 200) {
-      const batch = rows.slice(i, i + 200).map(({ parked, ...r }) => ({ ...r, status: 'pending', attempts: 0, next_attempt_at: parked ? null : now, created_at: now }));
-      await trx(DELIVERIES).insert(batch);
-    }
-    return true;
-  });
+/** Whether a hook that one of `rows` names no longer exists. */
+async function someHookGone(db: Db, rows: FannedOut[]): Promise<boolean> {
+  const named = [...new Set(rows.map((r) => r.webhook_id))];
+  const left = await db('webhooks').whereIn('id', named).count({ n: '*' });
+  return Number(left[0].n) < named.length;
 }
 
 /** A delivery of its own (the test event), due now; its id. */
