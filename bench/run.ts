@@ -370,7 +370,7 @@ async function main() {
       }
       process.stderr.write(`  import of ${args.importRows} rows...\n`);
       const csv = treeCsv(args.importRows, transferUnit.unitCode, transferUnit.designation, runTag);
-      const getById = () => `/api/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}`;
+      const getById = Array.from({ length: 10_000 }, () => `/api/contacts/${targets.contactIds[Math.floor(random() * targets.contactIds.length)]}`);
       // the service writes the new contacts' search grams after it answers: the scenario (and its RSS) lasts until then
       const watch = createDb({ ...config.db, poolMax: 1 });
       const backlogSize = async () => Number((await watch('contact_search_backlog').count({ n: '*' }))[0].n);

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import autocannon from 'autocannon';
-import type { ProbeData, ProbeTimes } from './health-probe';
+import type { ProbeData, ProbeResults } from './import-probes';
 import type { Db } from '../src/lib/db';
 import { contactGrams, SEARCH_FIELDS } from '../src/modules/contacts';
 import { prng } from '../scripts/demo-data';
@@ -23,7 +22,7 @@ export interface TransferFigures {
   status: number;
   bytes: number;
   /** get by id while the import ran (two connections, each request after the last) */
-  beside?: { requests_per_s: number; p50_ms: number; p99_ms: number; max_ms: number; non_2xx: number };
+  beside?: ProbeResults['beside'];
   /** GET /health sent every HEALTH_EVERY_MS while the import ran, whether or not the last has answered */
   health?: { requests: number; p50_ms: number; p99_ms: number; max_ms: number; over_100ms: number; failed: number };
   /** an import: seconds from its answer until the search backlog was drained (its grams written) */
@@ -73,15 +72,17 @@ export async function cleanUpTransfer(db: Db, unitId: number): Promise<void> {
 /** How often the health probe asks: at a fixed rate, so a stalled event loop shows as the time each waited. */
 const HEALTH_EVERY_MS = 20;
 
+type BesideFigures = Pick<TransferFigures, 'beside' | 'health'>;
+
 /**
- * GET /health every HEALTH_EVERY_MS until `stop` is called: unlike autocannon's connections,
- * which send a request only once the last has answered (a stall of 2 s is one slow request
- * each), a probe at a fixed rate counts every request a stall held. It runs in a worker thread
- * of its own (health-probe.ts), so that only the service's stalls are timed.
+ * Starts get by id (`paths`, in turn) and the health probe beside the import, in a worker thread
+ * of their own (import-probes.ts), so that only the service's stalls are timed; gives a function
+ * that stops them and gives their figures.
  */
-async function probeHealth(url: string): Promise<() => Promise<NonNullable<TransferFigures['health']>>> {
+async function probeBeside(url: string, token: string, paths: string[]): Promise<() => Promise<Required<BesideFigures>>> {
   // a TypeScript file: the worker loads tsx's require hook first, as the bench runs under tsx
-  const worker = new Worker(path.join(__dirname, 'health-probe.ts'), { workerData: { url, everyMs: HEALTH_EVERY_MS } satisfies ProbeData, execArgv: ['--require', 'tsx/cjs'] });
+  const data: ProbeData = { url, token, paths, everyMs: HEALTH_EVERY_MS };
+  const worker = new Worker(path.join(__dirname, 'import-probes.ts'), { workerData: data, execArgv: ['--require', 'tsx/cjs'] });
   const message = <T>() =>
     new Promise<T>((resolve, reject) => {
       worker.once('message', resolve);
@@ -90,39 +91,32 @@ async function probeHealth(url: string): Promise<() => Promise<NonNullable<Trans
   // started (its code compiled) before the import is sent
   await message<'asking'>();
   return async () => {
-    const done = message<ProbeTimes>();
+    const done = message<ProbeResults>();
     worker.postMessage('stop');
-    const { times, failed } = await done;
+    const { beside, times, failed } = await done;
     await worker.terminate();
     times.sort((a, b) => a - b);
     const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0);
     // one stall of a second holds some 50 probes: the count over 100 ms adds up every stall
-    return { requests: times.length, p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1), over_100ms: times.filter((t) => t > 100).length, failed };
+    const health = { requests: times.length, p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1), over_100ms: times.filter((t) => t > 100).length, failed };
+    return { beside, health };
   };
 }
 
 /**
- * Imports `csv` while get by id and a health probe run beside it, then waits (polling `backlogSize`) until the
- * service has written the new contacts' search grams, which it does after answering.
+ * Imports `csv` while get by id (`getByIdPaths`, in turn) and a health probe run beside it, then
+ * waits (polling `backlogSize`) until the service has written the new contacts' search grams,
+ * which it does after answering.
  */
 export async function runImport(
   url: string,
   token: string,
   csv: string,
   rows: number,
-  getById: () => string,
+  getByIdPaths: string[],
   backlogSize: () => Promise<number>,
 ): Promise<TransferFigures> {
-  let importing = true;
-  // get by id from two connections for as long as the import runs
-  const beside = autocannon({
-    url,
-    connections: 2,
-    duration: 3600,
-    headers: { authorization: `Bearer ${token}` },
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: getById() }) }],
-  });
-  const health = await probeHealth(url);
+  const stopProbes = await probeBeside(url, token, getByIdPaths);
   const started = performance.now();
   const res = await fetch(`${url}/api/contacts/import`, {
     method: 'POST',
@@ -132,10 +126,8 @@ export async function runImport(
   });
   const body = await res.text();
   const seconds = (performance.now() - started) / 1000;
-  importing = false;
-  (beside as unknown as { stop: () => void }).stop();
-  const [load, healthFigures] = await Promise.all([beside, health()]);
-  if (!res.ok || importing) throw new Error(`import answered ${res.status}: ${body.slice(0, 500)}`);
+  const { beside, health } = await stopProbes();
+  if (!res.ok) throw new Error(`import answered ${res.status}: ${body.slice(0, 500)}`);
   const answered = performance.now();
   while ((await backlogSize()) > 0) {
     if (performance.now() - answered > 600_000) throw new Error('the search backlog was not drained in 10 minutes');
@@ -149,8 +141,8 @@ export async function runImport(
     rows_per_s: Math.round(rows / seconds),
     status: res.status,
     bytes: Buffer.byteLength(csv),
-    beside: { requests_per_s: Math.round(load.requests.average), p50_ms: load.latency.p50, p99_ms: load.latency.p99, max_ms: load.latency.max, non_2xx: load.non2xx },
-    health: healthFigures,
+    beside,
+    health,
     grams_after_s: Math.round((performance.now() - answered) / 100) / 10,
   };
 }
