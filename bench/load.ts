@@ -119,6 +119,8 @@ export interface Scenario {
   revalidate?: boolean;
   /** more request headers (Accept-Encoding, say) */
   headers?: Record<string, string>;
+  /** time the first byte of the body too, one request at a time (a streamed answer: firstBytesOf) */
+  firstBytes?: boolean;
 }
 
 /** The ETag a GET of the scenario's path answers now. */
@@ -182,6 +184,34 @@ export async function firstRequest(url: string, scenario: Scenario, token: strin
   });
   await res.arrayBuffer();
   return { first_ms: Math.round(performance.now() - started), first_status: res.status };
+}
+
+/** How many requests firstBytesOf times. */
+export const FIRST_BYTE_RUNS = 5;
+
+/**
+ * The time to the first byte of the body and to its end of `runs` requests of the scenario, one
+ * after another: the median and the slowest of each, in ms.
+ */
+export async function firstBytesOf(url: string, scenario: Scenario, token: string, runs: number) {
+  const first: number[] = [];
+  const whole: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const res = await fetch(`${url}${scenario.next().path}`, { headers: { authorization: `Bearer ${token}`, ...scenario.headers }, signal: AbortSignal.timeout(300_000) });
+    const reader = res.body!.getReader();
+    let firstAt: number | null = null;
+    for (;;) {
+      const { done } = await reader.read();
+      firstAt ??= performance.now() - started;
+      if (done) break;
+    }
+    if (!res.ok) throw new Error(`${scenario.name} answered ${res.status}`);
+    first.push(firstAt!);
+    whole.push(performance.now() - started);
+  }
+  const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+  return { first_byte_p50_ms: median(first), first_byte_max_ms: Math.round(Math.max(...first)), whole_p50_ms: median(whole) };
 }
 
 /** One set of figures for slices of one run: requests over the whole time, the median p50, the worst p99. */

@@ -27,7 +27,7 @@ import { seedAuditEvents } from '../scripts/demo-audit';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
-import { alternate, drive, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, serviceEnv, signIn, start, type Figures, type Scenario } from './load';
+import { alternate, drive, FIRST_BYTE_RUNS, firstBytesOf, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, serviceEnv, signIn, start, type Figures, type Scenario } from './load';
 import { pickTargets, type Targets } from './targets';
 import { startReceiver, withWebhook, WEBHOOK_ON, type Receiver } from './webhook-on';
 import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
@@ -110,7 +110,19 @@ async function oldestChangesCursor(url: string, token: string): Promise<string> 
   return body.data.next_cursor;
 }
 
-function scenarios(t: Targets): Scenario[] {
+/**
+ * A unit tree of `streamFrom` contacts or more is streamed (UNIT_TREE_STREAM_FROM): tens of MB
+ * written as they are read, for which issue 27 sets a first byte under 200 ms, not a rate. Ten
+ * connections at once each took longer than autocannon's 10 s at a million contacts (no answer
+ * counted): one connection drives it, and its first bytes are timed one request at a time.
+ */
+function unitTreeScenario(t: Targets, streamFrom: number, name: string, extra: Partial<Scenario> = {}): Scenario {
+  const next = () => ({ path: `/api/contacts/unit/${t.largestUnitId}` });
+  if (t.largestUnitSize < streamFrom) return { name, target: '≥ 25 req/s', next, ...extra };
+  return { name: `${name}, streamed`, target: 'first byte < 200 ms', connections: 1, firstBytes: true, next, ...extra };
+}
+
+function scenarios(t: Targets, streamFrom: number): Scenario[] {
   const random = prng(7);
   const any = <T>(items: T[]) => items[Math.floor(random() * items.length)];
   const list: Scenario[] = [
@@ -135,14 +147,9 @@ function scenarios(t: Targets): Scenario[] {
     },
     { name: 'statistics', target: '≥ 100 req/s', next: () => ({ path: '/api/contacts/statistics' }) },
     { name: 'organizational hierarchy', target: '≥ 100 req/s', next: () => ({ path: '/api/contacts/organizational-hierarchy' }) },
-    { name: `unit tree (${t.largestUnitSize} contacts)`, target: '≥ 25 req/s', next: () => ({ path: `/api/contacts/unit/${t.largestUnitId}` }) },
-    {
-      // as a browser asks for it: the kept tree's gzipped bytes (a tenth of 6.6 MB)
-      name: `unit tree, gzip (${t.largestUnitSize} contacts)`,
-      target: '≥ 25 req/s',
-      headers: { 'accept-encoding': 'gzip, deflate, br' },
-      next: () => ({ path: `/api/contacts/unit/${t.largestUnitId}` }),
-    },
+    unitTreeScenario(t, streamFrom, `unit tree (${t.largestUnitSize} contacts)`),
+    // as a browser asks for it: the kept tree's gzipped bytes (a tenth of 6.6 MB)
+    unitTreeScenario(t, streamFrom, `unit tree, gzip (${t.largestUnitSize} contacts)`, { headers: { 'accept-encoding': 'gzip, deflate, br' } }),
     {
       // a frontend polling the tree with the ETag it holds: 304, no contact read
       name: `unit tree, If-None-Match (${t.largestUnitSize} contacts)`,
@@ -324,7 +331,7 @@ async function main() {
     if (wants('scim')) SCIM_HEADERS.authorization = `Bearer ${await scimToken(url, token)}`;
     // the service's resident memory at its highest during each scenario (it seldom gives
     // memory back, so a scenario's figure includes what the ones before it left)
-    for (const scenario of scenarios(targets)) {
+    for (const scenario of scenarios(targets, config.lists.unitTreeStreamFrom)) {
       if (!wants(scenario.name)) continue;
       process.stderr.write(`  ${scenario.name}...\n`);
       if (scenario.name === POLL_NOTHING_NEW) feed.newest = await newestChangesCursor(url, token);
@@ -355,7 +362,8 @@ async function main() {
         if (onUrl) withMetrics = { ...metricsFigures, counted_by_metrics: await requestsCounted(onUrl, '/api/contacts/:id') };
         return measured;
       });
-      results.push({ ...run.result, ...first, peak_rss_mb: run.peakMb });
+      const firstBytes = scenario.firstBytes ? await firstBytesOf(url, scenario, token, FIRST_BYTE_RUNS) : {};
+      results.push({ ...run.result, ...first, ...firstBytes, peak_rss_mb: run.peakMb });
       if (run.peakMb !== null) peakMb = Math.max(peakMb ?? 0, run.peakMb);
       if (withMetrics && scenario.name === 'get by id') results.push({ ...withMetrics, first_ms: null, peak_rss_mb: null });
       results.push(...unaudited.splice(0));
@@ -441,8 +449,14 @@ async function main() {
     total_errors: results.reduce((sum, r) => sum + r.errors, 0),
   };
 
-  const firstOf = (r: { first_ms: number | null; first_status?: number }) =>
-    r.first_ms === null ? '' : r.first_status !== undefined && r.first_status >= 300 ? `${r.first_ms} (${r.first_status})` : String(r.first_ms);
+  const firstOf = (r: { first_ms: number | null; first_status?: number; first_byte_p50_ms?: number; first_byte_max_ms?: number }) =>
+    r.first_ms === null
+      ? ''
+      : r.first_status !== undefined && r.first_status >= 300
+        ? `${r.first_ms} (${r.first_status})`
+        : r.first_byte_p50_ms !== undefined
+          ? `${r.first_ms}; first byte ${r.first_byte_p50_ms}, max ${r.first_byte_max_ms}`
+          : String(r.first_ms);
   const rows = [...results, { ...baseline, first_ms: null, peak_rss_mb: null }].map((r) => [
     r.name, String(r.requests_per_s), `${r.p50_ms}`, `${r.p99_ms}`, String(r.non_2xx), String(r.status_304), r.target, r.peak_rss_mb === null ? '' : String(r.peak_rss_mb),
     firstOf(r),
