@@ -16,7 +16,7 @@ import { config as loadEnv } from 'dotenv';
 import { loadConfig } from '../src/config';
 import { createDb } from '../src/lib/db';
 import { unfilteredListCursor } from '../src/modules/contacts';
-import { freePort, peakRss, serviceEnv, signIn, start } from './load';
+import { freePort, peakRss, serviceEnv, signIn, start, timed } from './load';
 
 loadEnv({ quiet: true });
 
@@ -24,21 +24,6 @@ const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 ? Number(process.argv[at + 1]) : fallback;
 };
-
-async function timed(url: string, token: string, headers: Record<string, string> = {}) {
-  const started = performance.now();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, ...headers } });
-  const reader = res.body!.getReader();
-  let firstByte: number | null = null;
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (firstByte === null) firstByte = performance.now() - started;
-    if (done) break;
-    bytes += value.length;
-  }
-  return { status: res.status, first_ms: firstByte!, total_ms: performance.now() - started, bytes };
-}
 
 async function main() {
   const config = loadConfig();

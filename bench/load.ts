@@ -186,32 +186,36 @@ export async function firstRequest(url: string, scenario: Scenario, token: strin
   return { first_ms: Math.round(performance.now() - started), first_status: res.status };
 }
 
-/** How many requests firstBytesOf times. */
-export const FIRST_BYTE_RUNS = 5;
+/** One GET of `url`, its body read as it comes: its status, the time to the first byte of the body and to its end (ms), and its bytes. */
+export async function timed(url: string, token: string, headers: Record<string, string> = {}) {
+  const started = performance.now();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: AbortSignal.timeout(300_000) });
+  const reader = res.body!.getReader();
+  let firstByte: number | null = null;
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    firstByte ??= performance.now() - started;
+    if (done) break;
+    bytes += value.length;
+  }
+  return { status: res.status, first_ms: firstByte, total_ms: performance.now() - started, bytes };
+}
 
 /**
  * The time to the first byte of the body and to its end of `runs` requests of the scenario, one
- * after another: the median and the slowest of each, in ms.
+ * after another (timed): the median and the slowest of each, in ms.
  */
-export async function firstBytesOf(url: string, scenario: Scenario, token: string, runs: number) {
-  const first: number[] = [];
-  const whole: number[] = [];
+export async function firstBytesOf(url: string, scenario: Scenario, token: string, runs = 5) {
+  const times = [];
   for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    const res = await fetch(`${url}${scenario.next().path}`, { headers: { authorization: `Bearer ${token}`, ...scenario.headers }, signal: AbortSignal.timeout(300_000) });
-    const reader = res.body!.getReader();
-    let firstAt: number | null = null;
-    for (;;) {
-      const { done } = await reader.read();
-      firstAt ??= performance.now() - started;
-      if (done) break;
-    }
-    if (!res.ok) throw new Error(`${scenario.name} answered ${res.status}`);
-    first.push(firstAt!);
-    whole.push(performance.now() - started);
+    const t = await timed(`${url}${scenario.next().path}`, token, scenario.headers);
+    if (t.status >= 300) throw new Error(`${scenario.name} answered ${t.status}`);
+    times.push(t);
   }
   const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
-  return { first_byte_p50_ms: median(first), first_byte_max_ms: Math.round(Math.max(...first)), whole_p50_ms: median(whole) };
+  const first = times.map((t) => t.first_ms);
+  return { first_byte_p50_ms: median(first), first_byte_max_ms: Math.round(Math.max(...first)), whole_p50_ms: median(times.map((t) => t.total_ms)) };
 }
 
 /** One set of figures for slices of one run: requests over the whole time, the median p50, the worst p99. */

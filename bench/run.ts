@@ -27,7 +27,7 @@ import { seedAuditEvents } from '../scripts/demo-audit';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
-import { alternate, drive, FIRST_BYTE_RUNS, firstBytesOf, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, serviceEnv, signIn, start, type Figures, type Scenario } from './load';
+import { alternate, drive, firstBytesOf, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, serviceEnv, signIn, start, type Figures, type Scenario } from './load';
 import { pickTargets, type Targets } from './targets';
 import { startReceiver, withWebhook, WEBHOOK_ON, type Receiver } from './webhook-on';
 import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
@@ -362,7 +362,7 @@ async function main() {
         if (onUrl) withMetrics = { ...metricsFigures, counted_by_metrics: await requestsCounted(onUrl, '/api/contacts/:id') };
         return measured;
       });
-      const firstBytes = scenario.firstBytes ? await firstBytesOf(url, scenario, token, FIRST_BYTE_RUNS) : {};
+      const firstBytes = scenario.firstBytes ? await firstBytesOf(url, scenario, token) : {};
       results.push({ ...run.result, ...first, ...firstBytes, peak_rss_mb: run.peakMb });
       if (run.peakMb !== null) peakMb = Math.max(peakMb ?? 0, run.peakMb);
       if (withMetrics && scenario.name === 'get by id') results.push({ ...withMetrics, first_ms: null, peak_rss_mb: null });
