@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { contactGramsView, gramPair, gramQueryOf } from '../../src/modules/contacts/data/grams';
-import { GramPostingsBuilder } from '../../src/modules/contacts/search/postings';
+import { contactGramsView, gramPair, gramQueryOf, joinedGramsView } from '../../src/modules/contacts/data/grams';
+import { indexedTextOf, SEPARATOR } from '../../src/modules/contacts/search/matching';
+import { buildPostings } from '../../src/modules/contacts/search/postings';
 
 /**
  * The in-memory index's posting lists (postings.ts) against a brute force over the same
@@ -17,14 +18,13 @@ const name = fc.array(fc.constantFrom('a', 'b', ' '), { maxLength: 7 }).map((cs)
 const term = (min: number, max: number) => fc.array(fc.constantFrom('a', 'b', ' ', 'A'), { minLength: min, maxLength: max }).map((cs) => cs.join(''));
 
 async function indexOf(names: string[]) {
-  const builder = new GramPostingsBuilder();
-  const held: Array<Set<number>> = [];
-  names.forEach((n, slot) => {
-    const grams = contactGramsView({ name: n });
-    held.push(new Set(grams));
-    builder.add(slot, grams);
-  });
-  return { postings: await builder.build(), held };
+  const held = names.map((n) => new Set(contactGramsView({ name: n })));
+  // each contact's grams given twice, the second time reversed: the build counts each once
+  const twice = (slot: number) => {
+    const grams = Array.from(contactGramsView({ name: names[slot] }));
+    return [...grams, ...grams.reverse()];
+  };
+  return { postings: await buildPostings(names.length, twice), held };
 }
 
 const slotsWhere = (held: Array<Set<number>>, holds: (grams: Set<number>) => boolean) => held.flatMap((grams, slot) => (holds(grams) ? [slot] : []));
@@ -64,13 +64,35 @@ describe('the search index posting lists', () => {
     // the gaps between the holders of a gram are stored as varints: 127 fits in one byte, 128
     // takes two, 16,383 two, 16,384 three; the contacts here sit at such distances
     const holders = [0, 1, 128, 129, 256, 16_640, 16_641, 33_024, 2_130_000];
-    const builder = new GramPostingsBuilder();
     const want = new Set(holders);
-    const gramsOfAbc = contactGramsView({ name: 'abc' });
-    const gram = gramsOfAbc[0];
-    for (let slot = 0; slot <= holders[holders.length - 1]; slot++) builder.add(slot, want.has(slot) ? [gram] : []);
-    const postings = await builder.build();
+    const gram = contactGramsView({ name: 'abc' })[0];
+    const postings = await buildPostings(holders[holders.length - 1] + 1, (slot) => (want.has(slot) ? [gram] : []));
     expect(Array.from(postings.rarest([gram]))).toEqual(holders);
     expect(Array.from(postings.startingWith(gramPair(gram), holders[holders.length - 1] + 1))).toEqual(holders);
+  });
+
+  test("a contact's grams read from its index text are those of its fields (the index builds its lists from the texts)", () => {
+    // fields of letters of several scripts and cases, digits, '@', '.', '+', spaces, a letter
+    // outside the BMP, empty or missing fields; none holds the separator, which no field does
+    const field = fc.oneof(fc.constant(null), fc.array(fc.constantFrom('a', 'B', 'ß', 'İ', 'ক', 'ঁ', '1', '@', '.', '+', ' ', '𝒜'), { maxLength: 9 }).map((cs) => cs.join('')));
+    fc.assert(
+      fc.property(fc.record({ name: field, email: field, service_no: field, phone: field, mobile: field }), (fields) => {
+        const fromFields = Array.from(contactGramsView(fields));
+        const joined = new Set(joinedGramsView(indexedTextOf(fields).text, SEPARATOR));
+        expect([...joined].sort((a, b) => a - b)).toEqual(fromFields);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('grams past the first table of 32,768 (the build grows its table of gram ids), up to 51 bits, each find their own contacts', async () => {
+    // contact n holds a gram of its own (spread over the 51 bits a gram can take) and one shared by all
+    const contacts = 100_000;
+    const own = (n: number) => (n * 22_517_998_136) % 2 ** 51;
+    const shared = 2 ** 51 - 1;
+    const postings = await buildPostings(contacts, (n) => [own(n), shared]);
+    for (const n of [0, 1, 32_767, 32_768, 65_535, 99_999]) expect(Array.from(postings.rarest([own(n), shared]))).toEqual([n]);
+    expect(postings.rarest([shared])).toHaveLength(contacts);
+    expect(postings.rarest([own(5), 12_345])).toHaveLength(0);
   });
 });

@@ -32,19 +32,21 @@ function codePoints(text: string): number[] {
  */
 let scratch = new Float64Array(1024);
 
-/** Writes the grams of `text` into `scratch` from `at`, growing it if needed; returns where they end. */
-function writeGrams(text: string, at: number): number {
-  const lower = text.toLowerCase();
+/**
+ * Writes the grams of `lower[from, to)`, a lower-cased text, into `scratch` from `at`, growing it
+ * if needed; returns where they end.
+ */
+function writeGrams(lower: string, at: number, from = 0, to = lower.length): number {
   // at most one gram per UTF-16 unit
-  if (at + lower.length > scratch.length) {
-    const grown = new Float64Array(2 * (at + lower.length));
+  if (at + to - from > scratch.length) {
+    const grown = new Float64Array(2 * (at + to - from));
     grown.set(scratch.subarray(0, at));
     scratch = grown;
   }
   // a and b: the two code points before c (-1 before the text's start)
   let a = -1;
   let b = -1;
-  for (let i = 0; i < lower.length; ) {
+  for (let i = from; i < to; ) {
     const c = lower.codePointAt(i)!;
     i += c > 0xffff ? 2 : 1;
     if (a >= 0) scratch[at++] = pack(a, b, c);
@@ -53,6 +55,14 @@ function writeGrams(text: string, at: number): number {
   }
   if (a >= 0) scratch[at++] = pack(a, b, 0);
   return at;
+}
+
+/** The grams written into `scratch` up to `end`, sorted and each once, as a view of it. */
+function distinctView(end: number): Float64Array {
+  const sorted = scratch.subarray(0, end).sort();
+  let count = 0;
+  for (let i = 0; i < end; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) scratch[count++] = sorted[i];
+  return scratch.subarray(0, count);
 }
 
 /** The first two code points of a gram, as one number: the grams of a two-character term share it. */
@@ -72,12 +82,28 @@ export function contactGramsView(fields: SearchableFields): Float64Array {
   let end = 0;
   for (const field of SEARCH_FIELDS) {
     const value = fields[field];
-    if (value) end = writeGrams(value, end);
+    if (value) end = writeGrams(value.toLowerCase(), end);
   }
-  const sorted = scratch.subarray(0, end).sort();
-  let count = 0;
-  for (let i = 0; i < end; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) scratch[count++] = sorted[i];
-  return scratch.subarray(0, count);
+  return distinctView(end);
+}
+
+/**
+ * The grams of contactGramsView, each once or more and in no order (not sorted: the in-memory
+ * index's build counts each once itself), from the fields already lower-cased and joined by
+ * `separator` (the index's texts, search/matching.ts): the same grams, but those holding the
+ * separator, which no term the index answers holds (a term holding it is searched in SQL). A
+ * gram at a field's end takes 0 for its missing code points either way. A view of a buffer that
+ * the next call overwrites.
+ */
+export function joinedGramsView(lower: string, separator: string): Float64Array {
+  let end = 0;
+  for (let from = 0; from <= lower.length; ) {
+    let to = lower.indexOf(separator, from);
+    if (to < 0) to = lower.length;
+    end = writeGrams(lower, end, from, to);
+    from = to + separator.length;
+  }
+  return scratch.subarray(0, end);
 }
 
 /** The distinct grams of a contact's searchable fields, in ascending order. */

@@ -1,11 +1,11 @@
 import { streamRows, type Db } from '../../../lib/db';
 import { directoryVersions } from '../data/tree/lock';
 import { indexedRows } from '../data/index.queries';
-import { contactGramsView, type SearchableFields } from '../data/grams';
+import { joinedGramsView, type SearchableFields } from '../data/grams';
 import { compareCodePoints } from '../../../lib/text';
 import { Growable } from './growable';
-import { fieldStartsOf, indexedTextOf, sortNameOfText } from './matching';
-import { breather, GramPostingsBuilder, type GramPostings } from './postings';
+import { fieldStartsOf, indexedTextOf, SEPARATOR } from './matching';
+import { breather, buildPostings, type GramPostings } from './postings';
 
 /**
  * One entry per contact, by slot (name order), in typed arrays: at a million contacts every byte
@@ -45,12 +45,12 @@ export interface Columns {
 export async function readColumns(db: Db): Promise<{ versions: { version: number; search_version: number }; columns: Columns; grams: GramPostings }> {
   const versions = await directoryVersions(db);
   const texts: string[] = [];
+  const names: string[] = [];
   const int = () => new Growable((n) => new Int32Array(n));
   const byte = () => new Growable((n) => new Uint8Array(n));
   const starts = new Growable((n) => new Uint16Array(n));
   const built = { ids: int(), listedEnds: int(), emailCased: byte(), unit: int(), department: int(), role: int(), parent: int(), active: byte() };
   const ords = new Growable((n) => new Float64Array(n));
-  const grams = new GramPostingsBuilder();
   // in the table's order, each row numbered as it comes and not kept (streamRows: streamed on
   // MySQL, one read on SQLite, so that its only connection is not held for the build); put in
   // name order below. One statement: the tree columns are one consistent state of the tree.
@@ -59,6 +59,7 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
     built.ids.push(Number(row.id));
     const t = indexedTextOf(row as SearchableFields);
     texts.push(t.text);
+    names.push(t.sortName);
     built.listedEnds.push(t.listedEnd);
     built.emailCased.push(t.email === t.email.toLowerCase() ? 0 : 1);
     const at = fieldStartsOf(t.text);
@@ -71,14 +72,12 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
     built.parent.push(row.parent_id === null ? 0 : Number(row.parent_id));
     ords.push(Number(row.tree_ord));
     built.active.push(Number(row.is_active) ? 1 : 0);
-    grams.add(n, contactGramsView(row as SearchableFields));
     await breather(n);
   }
   // the slots: the contacts in name order (sort_name, compared by code point as the database
   // compares its bytes, then id), so that each posting list, and each walk, is in that order
   const readIds = built.ids.finish();
-  const names = texts.map(sortNameOfText);
-  const order = Int32Array.from(readIds.keys()).sort((a, b) => compareCodePoints(names[a], names[b]) || readIds[a] - readIds[b]);
+  const order = nameOrder(names, readIds);
   names.length = 0;
   const ids = inOrder(readIds, order);
   const treeOrds = inOrder(ords.finish(), order);
@@ -104,7 +103,25 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
     byId: slotsOf(order),
     active: inOrder(built.active.finish(), order),
   };
-  return { versions, columns, grams: await grams.build(order) };
+  // the posting lists from the texts, in slot order (the grams of a text are its fields')
+  const grams = await buildPostings(ids.length, (slot) => joinedGramsView(columns.texts[slot], SEPARATOR));
+  return { versions, columns, grams };
+}
+
+/**
+ * The row numbers sorted by name (by code point, as the database compares its bytes), then id.
+ * Names of code units below U+D800 only, nearly all, compare natively: JavaScript compares
+ * strings by code unit, which is code-point order for them.
+ */
+function nameOrder(names: string[], ids: Int32Array): Int32Array {
+  const plain = Uint8Array.from(names, (name) => (/[\ud800-\uffff]/.test(name) ? 0 : 1));
+  return Int32Array.from(ids.keys()).sort((a, b) => {
+    const x = names[a];
+    const y = names[b];
+    if (x === y) return ids[a] - ids[b];
+    if (plain[a] & plain[b]) return x < y ? -1 : 1;
+    return compareCodePoints(x, y) || ids[a] - ids[b];
+  });
 }
 
 /** The slot of each row read, in the order read: by id, since the rows come in id order (indexedRows). */

@@ -3,13 +3,12 @@ import { nullableId } from '../../../lib/rows';
 import type { FilteredColumns } from '../domain/filters';
 import { directoryVersions } from '../data/tree/lock';
 import { indexedRowsChangedSince } from '../data/index.queries';
-import { indexedTextOf, sortNameOfText, type IndexedText } from './matching';
+import { indexedTextOf, type IndexedText } from './matching';
 import type { SearchSnapshot } from './snapshot';
 
 /** A contact as it is now, read because it changed since the snapshot's build. */
 export interface ChangedContact extends IndexedText {
   id: number;
-  sortName: string;
   /** what the filters test (domain/filters.ts) */
   columns: FilteredColumns;
 }
@@ -67,7 +66,6 @@ export class ChangedContacts {
       this.contacts.set(id, {
         id,
         ...text,
-        sortName: sortNameOfText(text.text),
         columns: {
           is_active: Boolean(Number(row.is_active)),
           unit_id: Number(row.unit_id),

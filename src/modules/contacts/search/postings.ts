@@ -17,124 +17,162 @@ export interface GramPostings {
   startingWith(pair: number, contacts: number): Int32Array;
 }
 
-const BLOCK_BITS = 20;
-const BLOCK = 1 << BLOCK_BITS;
-
-/** Two passes over numbers, not one list per gram, so a build of 100,000 contacts stays small. */
-export class GramPostingsBuilder {
-  private readonly gramIds = new Map<number, number>();
-  private counts = new Int32Array(1 << 16);
-  /** the gram ids of each contact, one contact after another (in blocks, never copied), and where each contact's end */
-  private readonly blocks: Int32Array[] = [];
-  private used = 0;
-  private readonly ends: number[] = [];
-
-  /**
-   * The `n`-th contact added (from 0, one after another), its distinct grams (read at once, not
-   * kept). Its slot is `n`, unless build() is given another order.
-   */
-  add(n: number, grams: ArrayLike<number>): void {
+/**
+ * Builds the posting lists of `contacts` contacts, numbered 0 to contacts - 1, from the grams of
+ * each (`gramsOf`: each gram once or more, in any order, read before its next call). Each
+ * contact's grams are asked for twice, in number order: once to size each list's bytes, once to
+ * write them. Nothing the size of all the postings exists but the lists themselves: a million
+ * contacts hold some 60 million postings, 240 MB as 32-bit numbers, and a build that held them so
+ * (with each contact's gram ids besides) peaked at some 700 MiB more than it keeps
+ * (docs/performance.md, "The search index's build at a million contacts"). A gram repeated
+ * within a contact is seen by its list's last number, so the grams need no sort.
+ */
+export async function buildPostings(contacts: number, gramsOf: (n: number) => ArrayLike<number>): Promise<GramPostings> {
+  const table = new GramTable();
+  let lengths = new Int32Array(1 << 16);
+  // each list's bytes, then where its next byte goes; and its last number so far (-1: none)
+  let sizes = new Float64Array(1 << 16);
+  let last = new Int32Array(1 << 16).fill(-1);
+  for (let n = 0; n < contacts; n++) {
+    const grams = gramsOf(n);
     for (let i = 0; i < grams.length; i++) {
-      const gram = grams[i];
-      let id = this.gramIds.get(gram);
-      if (id === undefined) {
-        id = this.gramIds.size;
-        this.gramIds.set(gram, id);
-        if (id === this.counts.length) this.counts = grown(this.counts);
+      const id = table.idOf(grams[i]);
+      if (id === lengths.length) {
+        lengths = grown(lengths, 0);
+        sizes = grown(sizes, 0);
+        last = grown(last, -1);
       }
-      this.counts[id]++;
-      if (this.used === this.blocks.length * BLOCK) this.blocks.push(new Int32Array(BLOCK));
-      this.blocks[this.used >> BLOCK_BITS][this.used & (BLOCK - 1)] = id;
-      this.used++;
+      if (last[id] === n) continue;
+      lengths[id]++;
+      sizes[id] += varintBytes(n - last[id]);
+      last[id] = n;
     }
-    this.ends[n] = this.used;
+    await breather(n);
+  }
+  const gramCount = table.size;
+  const starts = new Float64Array(gramCount + 1);
+  for (let g = 0; g < gramCount; g++) starts[g + 1] = starts[g] + sizes[g];
+  const bytes = new Uint8Array(starts[gramCount]);
+  sizes.set(starts.subarray(0, gramCount));
+  last.fill(-1);
+  for (let n = 0; n < contacts; n++) {
+    const grams = gramsOf(n);
+    for (let i = 0; i < grams.length; i++) {
+      const id = table.get(grams[i]);
+      if (last[id] === n) continue;
+      let at = sizes[id];
+      let gap = n - last[id];
+      last[id] = n;
+      while (gap >= 0x80) {
+        bytes[at++] = (gap & 0x7f) | 0x80;
+        gap >>>= 7;
+      }
+      bytes[at++] = gap;
+      sizes[id] = at;
+    }
+    await breather(n);
+  }
+  const lists: EncodedLists = { bytes, starts };
+  lengths = lengths.slice(0, gramCount);
+  const byPair = new Map<number, number[]>();
+  table.forEach((gram, id) => {
+    const pair = gramPair(gram);
+    const group = byPair.get(pair);
+    if (group) group.push(id);
+    else byPair.set(pair, [id]);
+  });
+  const list = (id: number) => decodeList(lists, id, lengths[id]);
+  return {
+    rarest(grams) {
+      let shortest = -1;
+      for (const gram of grams) {
+        const id = table.get(gram);
+        if (id < 0) return new Int32Array(0);
+        if (shortest < 0 || lengths[id] < lengths[shortest]) shortest = id;
+      }
+      return shortest < 0 ? new Int32Array(0) : list(shortest);
+    },
+    startingWith(pair, contacts) {
+      const group = byPair.get(pair) ?? [];
+      // one list needs no merge; several are merged by marks, in number order
+      if (group.length === 1) return list(group[0]);
+      const marks = new Uint8Array(contacts);
+      let marked = 0;
+      for (const id of group) marked += markList(lists, id, lengths[id], marks);
+      const slots = new Int32Array(marked);
+      for (let slot = 0, n = 0; n < marked; slot++) if (marks[slot]) slots[n++] = slot;
+      return slots;
+    },
+  };
+}
+
+/**
+ * The id of each gram (0, 1, 2, ... as first seen): an open-addressed hash table in two typed
+ * arrays. A Map took a third of a build's time at a million contacts, its keys (up to 51 bits)
+ * each a heap number.
+ */
+class GramTable {
+  private grams = new Float64Array(1 << 16);
+  /** -1: an empty place */
+  private ids = new Int32Array(1 << 16).fill(-1);
+  size = 0;
+
+  /** The id of a gram, -1 for one never seen. */
+  get(gram: number): number {
+    return this.ids[this.placeOf(gram)];
   }
 
-  /** The postings, each list ascending by slot; `order` gives the contact added at each slot (by default, as added). */
-  async build(order?: Int32Array): Promise<GramPostings> {
-    const gramCount = this.gramIds.size;
-    const offsets = new Int32Array(gramCount + 1);
-    for (let g = 0; g < gramCount; g++) offsets[g + 1] = offsets[g] + this.counts[g];
-    const fill = offsets.slice(0, gramCount);
-    const postings = new Int32Array(this.used);
-    for (let slot = 0; slot < this.ends.length; slot++) {
-      const n = order ? order[slot] : slot;
-      const end = this.ends[n];
-      for (let i = n === 0 ? 0 : this.ends[n - 1]; i < end; i++) postings[fill[this.blocks[i >> BLOCK_BITS][i & (BLOCK - 1)]]++] = slot;
-      await breather(slot);
+  /** The id of a gram, a new one for a gram never seen. */
+  idOf(gram: number): number {
+    let at = this.placeOf(gram);
+    if (this.ids[at] >= 0) return this.ids[at];
+    // at most half full, so that a probe ends soon
+    if (2 * (this.size + 1) > this.ids.length) {
+      this.grow();
+      at = this.placeOf(gram);
     }
-    // the per-contact lists are in the postings now
-    this.blocks.length = 0;
-    const lists = await encodeLists(postings, offsets);
-    const lengths = this.counts.slice(0, gramCount);
-    const gramIds = this.gramIds;
-    const byPair = new Map<number, number[]>();
-    for (const [gram, id] of gramIds) {
-      const pair = gramPair(gram);
-      const group = byPair.get(pair);
-      if (group) group.push(id);
-      else byPair.set(pair, [id]);
-    }
-    const list = (id: number) => decodeList(lists, id, lengths[id]);
-    return {
-      rarest(grams) {
-        let shortest = -1;
-        for (const gram of grams) {
-          const id = gramIds.get(gram);
-          if (id === undefined) return new Int32Array(0);
-          if (shortest < 0 || lengths[id] < lengths[shortest]) shortest = id;
-        }
-        return shortest < 0 ? new Int32Array(0) : list(shortest);
-      },
-      startingWith(pair, contacts) {
-        const group = byPair.get(pair) ?? [];
-        // one list needs no merge; several are merged by marks, in number order
-        if (group.length === 1) return list(group[0]);
-        const marks = new Uint8Array(contacts);
-        let marked = 0;
-        for (const id of group) marked += markList(lists, id, lengths[id], marks);
-        const slots = new Int32Array(marked);
-        for (let slot = 0, n = 0; n < marked; slot++) if (marks[slot]) slots[n++] = slot;
-        return slots;
-      },
-    };
+    this.grams[at] = gram;
+    this.ids[at] = this.size;
+    return this.size++;
   }
+
+  forEach(visit: (gram: number, id: number) => void): void {
+    for (let at = 0; at < this.ids.length; at++) if (this.ids[at] >= 0) visit(this.grams[at], this.ids[at]);
+  }
+
+  /** The gram's place, or the empty one where it would go. */
+  private placeOf(gram: number): number {
+    const mask = this.ids.length - 1;
+    // a gram is an integer below 2^51: its low 32 bits and the rest, mixed
+    let h = Math.imul((gram >>> 0) ^ Math.imul(Math.floor(gram / 0x100000000), 0x9e3779b1), 0x85ebca6b);
+    h ^= h >>> 15;
+    let at = h & mask;
+    while (this.ids[at] >= 0 && this.grams[at] !== gram) at = (at + 1) & mask;
+    return at;
+  }
+
+  private grow(): void {
+    const { grams, ids } = this;
+    this.grams = new Float64Array(2 * grams.length);
+    this.ids = new Int32Array(2 * ids.length).fill(-1);
+    for (let at = 0; at < ids.length; at++) {
+      if (ids[at] < 0) continue;
+      const place = this.placeOf(grams[at]);
+      this.grams[place] = grams[at];
+      this.ids[place] = ids[at];
+    }
+  }
+}
+
+/** The bytes of a gap as a varint (7 bits a byte). */
+function varintBytes(gap: number): number {
+  return gap < 0x80 ? 1 : gap < 0x4000 ? 2 : gap < 0x200000 ? 3 : gap < 0x10000000 ? 4 : 5;
 }
 
 /** The lists as varint gaps, one after another, and where each one's bytes start. */
 interface EncodedLists {
   bytes: Uint8Array;
   starts: Float64Array;
-}
-
-/** Encodes each list `postings[offsets[g] .. offsets[g + 1])` (ascending numbers) as varint gaps from -1. */
-async function encodeLists(postings: Int32Array, offsets: Int32Array): Promise<EncodedLists> {
-  const gramCount = offsets.length - 1;
-  const starts = new Float64Array(gramCount + 1);
-  // at most 5 bytes a number; grown when needed, trimmed at the end
-  let bytes = new Uint8Array(Math.max(16, postings.length * 2));
-  let at = 0;
-  for (let g = 0; g < gramCount; g++) {
-    starts[g] = at;
-    if (bytes.length - at < 5 * (offsets[g + 1] - offsets[g])) {
-      const bigger = new Uint8Array(Math.max(2 * bytes.length, at + 5 * (offsets[g + 1] - offsets[g])));
-      bigger.set(bytes.subarray(0, at));
-      bytes = bigger;
-    }
-    let previous = -1;
-    for (let i = offsets[g]; i < offsets[g + 1]; i++) {
-      let gap = postings[i] - previous;
-      previous = postings[i];
-      while (gap >= 0x80) {
-        bytes[at++] = (gap & 0x7f) | 0x80;
-        gap >>>= 7;
-      }
-      bytes[at++] = gap;
-    }
-    await breather(g);
-  }
-  starts[gramCount] = at;
-  return { bytes: bytes.slice(0, at), starts };
 }
 
 /** Calls `visit` with each number of list `id` (of which there are `length`), ascending: its varint gaps decoded. */
@@ -179,8 +217,10 @@ export async function breather(slot: number): Promise<void> {
   if ((slot & 2047) === 2047) await new Promise((resolve) => setImmediate(resolve));
 }
 
-function grown(array: Int32Array): Int32Array<ArrayBuffer> {
-  const bigger = new Int32Array(array.length * 2);
+/** An array twice as long, its new half filled with `fill`. */
+function grown<A extends Int32Array | Float64Array>(array: A, fill: number): A {
+  const bigger = new (array.constructor as new (length: number) => A)(array.length * 2);
   bigger.set(array);
+  bigger.fill(fill, array.length);
   return bigger;
 }
