@@ -4,7 +4,7 @@ import { indexedRows } from '../data/index.queries';
 import { joinedGramsView, type SearchableFields } from '../data/grams';
 import { compareCodePoints } from '../../../lib/text';
 import { Growable } from './growable';
-import { fieldStartsOf, indexedTextOf, SEPARATOR } from './matching';
+import { fieldsOfBytes, indexedTextOf, SEPARATOR } from './matching';
 import { breather, buildPostings, type GramPostings } from './postings';
 
 /**
@@ -14,13 +14,13 @@ import { breather, buildPostings, type GramPostings } from './postings';
  */
 export interface Columns {
   ids: Int32Array;
-  /** the lower-cased fields joined by SEPARATOR, the name first (matching.ts IndexedText) */
-  texts: string[];
-  /** where the listed fields of each text end */
-  listedEnds: Int32Array;
+  /** the lower-cased fields joined by SEPARATOR, the name first (matching.ts IndexedText), as UTF-8 */
+  texts: SnapshotTexts;
+  /** where the listed fields of each text end, from its start */
+  listedEnds: Uint16Array;
   /** 1: the stored e-mail has capitals, so no lower-cased term equals it (matching.ts textRank) */
   emailCased: Uint8Array;
-  /** where each text's e-mail, service number and phone start, three a slot (matching.ts fieldStartsOf) */
+  /** where each text's e-mail, service number and phone start, from its start, three a slot (matching.ts fieldsOfBytes) */
   fieldStarts: Uint16Array;
   unitIds: Int32Array;
   /** 0: no department */
@@ -39,6 +39,18 @@ export interface Columns {
 }
 
 /**
+ * The texts of all slots, one after another in slot order (matching.ts termBytes): slot n's in
+ * `bytes[starts[n], starts[n + 1])`. `words` views the same memory 4 bytes at a time, to its
+ * end (matching.ts bytesInclude), so the bytes are padded to a whole word past the last text.
+ * The offsets are 32-bit: 4 GiB of texts, some 40 million contacts.
+ */
+export interface SnapshotTexts {
+  bytes: Buffer;
+  words: Uint32Array;
+  starts: Uint32Array;
+}
+
+/**
  * Reads the directory's versions, then all its contacts (inactive ones too, for the listings'
  * include_inactive), into the columns and postings of a snapshot (snapshot.ts SearchSnapshot.load).
  */
@@ -48,8 +60,7 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
   const names: string[] = [];
   const int = () => new Growable((n) => new Int32Array(n));
   const byte = () => new Growable((n) => new Uint8Array(n));
-  const starts = new Growable((n) => new Uint16Array(n));
-  const built = { ids: int(), listedEnds: int(), emailCased: byte(), unit: int(), department: int(), role: int(), parent: int(), active: byte() };
+  const built = { ids: int(), emailCased: byte(), unit: int(), department: int(), role: int(), parent: int(), active: byte() };
   const ords = new Growable((n) => new Float64Array(n));
   // in the table's order, each row numbered as it comes and not kept (streamRows: streamed on
   // MySQL, one read on SQLite, so that its only connection is not held for the build); put in
@@ -60,12 +71,7 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
     const t = indexedTextOf(row as SearchableFields);
     texts.push(t.text);
     names.push(t.sortName);
-    built.listedEnds.push(t.listedEnd);
     built.emailCased.push(t.email === t.email.toLowerCase() ? 0 : 1);
-    const at = fieldStartsOf(t.text);
-    starts.push(at.email);
-    starts.push(at.service);
-    starts.push(at.phone);
     built.unit.push(Number(row.unit_id));
     built.department.push(row.department_id === null ? 0 : Number(row.department_id));
     built.role.push(Number(row.role_id));
@@ -87,12 +93,13 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
   byRank.forEach((slot, rank) => {
     ranks[slot] = rank;
   });
+  const { bytes, words, starts, listedEnds, fieldStarts } = await encodeTexts(texts, order);
   const columns: Columns = {
     ids,
-    texts: Array.from(order, (n) => texts[n]),
-    listedEnds: inOrder(built.listedEnds.finish(), order),
+    texts: { bytes, words, starts },
+    listedEnds,
     emailCased: inOrder(built.emailCased.finish(), order),
-    fieldStarts: inOrder(starts.finish(), order, 3),
+    fieldStarts,
     unitIds: inOrder(built.unit.finish(), order),
     departmentIds: inOrder(built.department.finish(), order),
     roleIds: inOrder(built.role.finish(), order),
@@ -104,8 +111,36 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
     active: inOrder(built.active.finish(), order),
   };
   // the posting lists from the texts, in slot order (the grams of a text are its fields')
-  const grams = await buildPostings(ids.length, (slot) => joinedGramsView(columns.texts[slot], SEPARATOR));
+  const grams = await buildPostings(ids.length, (slot) => joinedGramsView(bytes.toString('utf8', starts[slot], starts[slot + 1]), SEPARATOR));
   return { versions, columns, grams };
+}
+
+/**
+ * The texts read (`texts`, by row) as UTF-8 in slot order (`order` gives the row at each slot),
+ * and where the fields of each start and its listed ones end. Each string is let go once
+ * written, so the strings and the bytes are not all held at once.
+ */
+async function encodeTexts(texts: string[], order: Int32Array) {
+  let size = 0;
+  for (const text of texts) size += Buffer.byteLength(text, 'utf8');
+  const memory = new ArrayBuffer(4 * Math.floor(size / 4) + 4);
+  const bytes = Buffer.from(memory);
+  const starts = new Uint32Array(order.length + 1);
+  const listedEnds = new Uint16Array(order.length);
+  const fieldStarts = new Uint16Array(3 * order.length);
+  for (let slot = 0; slot < order.length; slot++) {
+    const start = starts[slot];
+    const end = start + bytes.write(texts[order[slot]], start, 'utf8');
+    texts[order[slot]] = '';
+    starts[slot + 1] = end;
+    const fields = fieldsOfBytes(bytes, start, end);
+    listedEnds[slot] = fields.listedEnd;
+    fieldStarts[3 * slot] = fields.email;
+    fieldStarts[3 * slot + 1] = fields.service;
+    fieldStarts[3 * slot + 2] = fields.phone;
+    await breather(slot);
+  }
+  return { bytes, words: new Uint32Array(memory), starts, listedEnds, fieldStarts };
 }
 
 /**

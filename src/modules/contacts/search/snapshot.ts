@@ -2,7 +2,7 @@ import type { Db } from '../../../lib/db';
 import { gramQueryOf, gramPair } from '../data/grams';
 import { conditionsOf, counterOver, predicateOver, type ColumnReader, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
 import { readColumns, type Columns } from './columns';
-import { listedMatch, sortNameOfText, textRank } from './matching';
+import { bytesInclude, sortNameOfText, termBytes, textRank } from './matching';
 import type { GramPostings } from './postings';
 
 /**
@@ -65,7 +65,10 @@ export class SearchSnapshot {
   }
 
   sortNameAt(slot: number): string {
-    return sortNameOfText(this.c.texts[slot]);
+    const { texts, fieldStarts } = this.c;
+    const start = texts.starts[slot];
+    // the name ends one before the e-mail starts
+    return sortNameOfText(texts.bytes.toString('utf8', start, start + fieldStarts[3 * slot] - 1));
   }
 
   /** The slot at a place of the pre-order, and its order key. */
@@ -90,6 +93,8 @@ export class SearchSnapshot {
    */
   ranked(needle: string, f: Omit<ContactFilters, 'search'>, limit: number, skip?: Uint8Array): { ranked: number[][]; total: number } {
     const { texts, emailCased, fieldStarts } = this.c;
+    const { bytes, words, starts: textStarts } = texts;
+    const term = termBytes(needle);
     const starts = { email: 0, service: 0, phone: 0 };
     const admits = predicateOver(conditionsOf(f), this.column);
     const ranked: number[][] = [[], [], []];
@@ -97,12 +102,13 @@ export class SearchSnapshot {
     const candidates = this.candidates(needle);
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
-      if (skip?.[slot] || !admits(slot) || !texts[slot].includes(needle)) continue;
+      const start = textStarts[slot];
+      if (skip?.[slot] || !admits(slot) || !bytesInclude(bytes, words, start, textStarts[slot + 1], term)) continue;
       total++;
       starts.email = fieldStarts[3 * slot];
       starts.service = fieldStarts[3 * slot + 1];
       starts.phone = fieldStarts[3 * slot + 2];
-      const rank = textRank(texts[slot], starts, emailCased[slot] === 0, needle);
+      const rank = textRank(bytes, start, starts, emailCased[slot] === 0, term);
       if (ranked[rank].length < limit) ranked[rank].push(slot);
     }
     return { ranked, total };
@@ -116,6 +122,8 @@ export class SearchSnapshot {
    */
   matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array): { ranks: Int32Array; counts: SetCounts } {
     const { texts, listedEnds, ranks } = this.c;
+    const { bytes, words, starts } = texts;
+    const term = termBytes(needle);
     const admits = predicateOver(conditionsOf(f, range), this.column);
     const count = counterOver(this.column);
     let found = new Int32Array(256);
@@ -125,7 +133,8 @@ export class SearchSnapshot {
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
       if (skip?.[slot]) continue;
-      if (!admits(slot) || !listedMatch(texts[slot], listedEnds[slot], needle)) continue;
+      // a term holds no SEPARATOR: it lies in a listed field when it lies before their end
+      if (!admits(slot) || !bytesInclude(bytes, words, starts[slot], starts[slot] + listedEnds[slot], term)) continue;
       if (n === found.length) {
         const grown = new Int32Array(2 * n);
         grown.set(found);
