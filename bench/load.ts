@@ -85,6 +85,16 @@ export async function indexBuilt(url: string): Promise<void> {
   throw new Error(`${url}: the search index was not built in 5 minutes`);
 }
 
+/** The highest resident set size a process has had since it started, in MiB (Linux /proc VmHWM); null elsewhere. */
+export function rssHighWater(pid: number): number | null {
+  try {
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    return kb ? Math.round(kb / 1024) : null;
+  } catch {
+    return null; // not Linux, or the process is gone
+  }
+}
+
 /** The highest resident set size of a process while `work` runs, in MiB (Linux /proc). */
 export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMb: number | null }> {
   let peak = 0;

@@ -27,7 +27,7 @@ import { seedAuditEvents } from '../scripts/demo-audit';
 import { seedFailedLogins } from '../scripts/demo-security';
 import { prng } from '../scripts/demo-data';
 import { analyze, seedDemo } from '../scripts/seed-demo';
-import { alternate, drive, firstBytesOf, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, serviceEnv, signIn, start, type Figures, type Scenario } from './load';
+import { alternate, drive, firstBytesOf, firstRequest, freePort, indexBuilt, peakRss, requestsCounted, rssHighWater, serviceEnv, signIn, start, type Figures, type Scenario } from './load';
 import { pickTargets, type Targets } from './targets';
 import { startReceiver, withWebhook, WEBHOOK_ON, type Receiver } from './webhook-on';
 import { cleanUpTransfer, prepareTransfer, runExport, runImport, treeCsv, type TransferFigures } from './transfer';
@@ -322,10 +322,14 @@ async function main() {
   let baseline: Figures | undefined;
   let withMetrics: (Figures & { counted_by_metrics: number }) | undefined;
   let peakMb: number | null = null;
+  /** the service's peak RSS from its start to its index built, and over its whole life (issue 27 item 1: "through the whole bench") */
+  let startPeakMb: number | null = null;
+  let lifePeakMb: number | null = null;
   let receiver: Receiver = null as unknown as Receiver;
   try {
     const url = `http://127.0.0.1:${port}`;
     for (const other of [url, metricsUrl, auditOffUrl]) if (other) await indexBuilt(other);
+    startPeakMb = rssHighWater(service.pid!);
     const token = await signIn(url, config.admin);
     receiver = await startReceiver();
     if (wants('scim')) SCIM_HEADERS.authorization = `Bearer ${await scimToken(url, token)}`;
@@ -395,6 +399,7 @@ async function main() {
       for (const t of transfers) if (t.peak_rss_mb !== null) peakMb = Math.max(peakMb ?? 0, t.peak_rss_mb);
     }
     baseline ??= await driveBare(args.duration);
+    lifePeakMb = rssHighWater(service.pid!);
   } finally {
     stopAll();
     await receiver?.close();
@@ -445,6 +450,8 @@ async function main() {
     audit_cost_percent: auditCost,
     webhook_cost_percent: webhookCost,
     service_peak_rss_mb: peakMb,
+    service_start_peak_rss_mb: startPeakMb,
+    service_life_peak_rss_mb: lifePeakMb,
     total_5xx: results.reduce((sum, r) => sum + r.status_5xx, 0),
     total_errors: results.reduce((sum, r) => sum + r.errors, 0),
   };
@@ -478,7 +485,7 @@ async function main() {
       console.warn(`${t.name.padEnd(38)} ${String(t.rows).padStart(7)} ${String(t.seconds).padStart(9)} ${String(t.rows_per_s).padStart(8)} ${String(t.peak_rss_mb ?? '').padStart(9)}   ${String(t.grams_after_s ?? '').padStart(14)}   ${beside.padEnd(44)}   ${health.padEnd(38)}   ${t.target}`);
     }
   }
-  console.warn(`\nget by id / bare handler: ${ratio}   peak RSS of the service: ${peakMb} MiB   5xx: ${report.total_5xx}   errors and timeouts: ${report.total_errors}`);
+  console.warn(`\nget by id / bare handler: ${ratio}   peak RSS of the service: ${peakMb} MiB in the scenarios, ${startPeakMb} MiB by its index built, ${lifePeakMb} MiB over its life   5xx: ${report.total_5xx}   errors and timeouts: ${report.total_errors}`);
 
   if (withMetrics) {
     const counted = `the service counted ${withMetrics.counted_by_metrics} requests of /api/contacts/:id`;

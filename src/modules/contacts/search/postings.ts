@@ -23,7 +23,7 @@ export interface GramPostings {
  * contact's grams are asked for twice, in number order: once to size each list's bytes, once to
  * write them. Nothing the size of all the postings exists but the lists themselves: a million
  * contacts hold some 60 million postings, 240 MB as 32-bit numbers, and a build that held them so
- * (with each contact's gram ids besides) peaked at some 700 MiB more than it keeps
+ * (with each contact's gram ids besides) took its process's RSS some 700 MiB up
  * (docs/performance.md, "The search index's build at a million contacts"). A gram repeated
  * within a contact is seen by its list's last number, so the grams need no sort.
  */
