@@ -44,7 +44,8 @@ describe('the search index posting lists', () => {
     );
   });
 
-  test('a longer term: the shortest list among its grams, none when a gram indexes nobody', async () => {
+  test('a longer term: the contacts of its shortest list that the lists not much longer hold too; all of them with lists of like lengths; none when a gram indexes nobody', async () => {
+    let exact = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(name, { minLength: 1, maxLength: 40 }), term(3, 6), async (names, longer) => {
         const { postings, held } = await indexOf(names);
@@ -52,12 +53,21 @@ describe('the search index posting lists', () => {
         if (q.kind !== 'all') throw new Error('a term of three or more characters needs all its grams');
         const lists = q.grams.map((g) => slotsWhere(held, (grams) => grams.has(g)));
         const shortest = Math.min(...lists.map((l) => l.length));
-        const got = Array.from(postings.rarest(q.grams));
-        expect(got).toHaveLength(shortest);
-        expect(lists.filter((l) => l.length === shortest)).toContainEqual(got);
+        const all = slotsWhere(held, (grams) => q.grams.every((g) => grams.has(g)));
+        const got = Array.from(postings.holdingAll(q.grams));
+        // ascending, each once, within a shortest list, and every contact holding all the grams
+        expect(got).toEqual([...new Set(got)].sort((a, b) => a - b));
+        expect(lists.filter((l) => l.length === shortest).some((l) => got.every((slot) => l.includes(slot)))).toBe(true);
+        expect(all.every((slot) => got.includes(slot))).toBe(true);
+        // when no list is more than 4 times as long as the contacts holding them all, each is walked
+        if (all.length > 0 && lists.every((l) => l.length <= 4 * all.length)) {
+          exact++;
+          expect(got).toEqual(all);
+        }
       }),
       { numRuns: 300 },
     );
+    expect(exact).toBeGreaterThan(30);
   });
 
   test('lists whose gaps take one to five bytes decode to the same numbers (contacts far apart, most holding no gram)', async () => {
@@ -67,7 +77,7 @@ describe('the search index posting lists', () => {
     const want = new Set(holders);
     const gram = contactGramsView({ name: 'abc' })[0];
     const postings = await buildPostings(holders[holders.length - 1] + 1, (slot) => (want.has(slot) ? [gram] : []));
-    expect(Array.from(postings.rarest([gram]))).toEqual(holders);
+    expect(Array.from(postings.holdingAll([gram]))).toEqual(holders);
     expect(Array.from(postings.startingWith(gramPair(gram), holders[holders.length - 1] + 1))).toEqual(holders);
   });
 
@@ -91,8 +101,8 @@ describe('the search index posting lists', () => {
     const own = (n: number) => (n * 22_517_998_136) % 2 ** 51;
     const shared = 2 ** 51 - 1;
     const postings = await buildPostings(contacts, (n) => [own(n), shared]);
-    for (const n of [0, 1, 32_767, 32_768, 65_535, 99_999]) expect(Array.from(postings.rarest([own(n), shared]))).toEqual([n]);
-    expect(postings.rarest([shared])).toHaveLength(contacts);
-    expect(postings.rarest([own(5), 12_345])).toHaveLength(0);
+    for (const n of [0, 1, 32_767, 32_768, 65_535, 99_999]) expect(Array.from(postings.holdingAll([own(n), shared]))).toEqual([n]);
+    expect(postings.holdingAll([shared])).toHaveLength(contacts);
+    expect(postings.holdingAll([own(5), 12_345])).toHaveLength(0);
   });
 });

@@ -11,8 +11,12 @@ import { gramPair } from '../data/grams';
  * search decodes only the lists it walks: the shortest of its grams, or those of a pair.
  */
 export interface GramPostings {
-  /** the shortest posting list among the grams (none when one of them indexes nobody) */
-  rarest(grams: readonly number[]): Int32Array;
+  /**
+   * The contacts holding the shortest posting list's gram and those of the others no longer
+   * than INTERSECT_WITHIN times the contacts left (none when a gram indexes nobody), ascending: a
+   * superset of those holding every gram, a subset of the shortest list.
+   */
+  holdingAll(grams: readonly number[]): Int32Array;
   /** every contact holding a gram of the given pair (gramPair), in number order */
   startingWith(pair: number, contacts: number): Int32Array;
 }
@@ -83,14 +87,19 @@ export async function buildPostings(contacts: number, gramsOf: (n: number) => Ar
   });
   const list = (id: number) => decodeList(lists, id, lengths[id]);
   return {
-    rarest(grams) {
-      let shortest = -1;
+    holdingAll(grams) {
+      const ids: number[] = [];
       for (const gram of grams) {
         const id = table.get(gram);
         if (id < 0) return new Int32Array(0);
-        if (shortest < 0 || lengths[id] < lengths[shortest]) shortest = id;
+        ids.push(id);
       }
-      return shortest < 0 ? new Int32Array(0) : list(shortest);
+      if (ids.length === 0) return new Int32Array(0);
+      ids.sort((a, b) => lengths[a] - lengths[b]);
+      let held = list(ids[0]);
+      // the shortest first; then each list while it is short beside the contacts left
+      for (let i = 1; i < ids.length && lengths[ids[i]] <= INTERSECT_WITHIN * held.length; i++) held = intersected(lists, ids[i], lengths[ids[i]], held);
+      return held;
     },
     startingWith(pair, contacts) {
       const group = byPair.get(pair) ?? [];
@@ -201,6 +210,39 @@ function markList(lists: EncodedLists, id: number, length: number, marks: Uint8A
     marks[value] = 1;
   });
   return marked;
+}
+
+/**
+ * How much longer than the candidates so far a posting list may be and still be walked to take
+ * out those it lacks (holdingAll). Decoding a number of a list costs some 10 ns, checking a
+ * candidate's text some 200 (snapshot.ts), so a list 4 times as long pays for itself when it
+ * takes out a fifth of them. At a million contacts the bench's 2,000 terms had 47 million
+ * candidates from their shortest lists, 26 million matches; with this, each walk took about half
+ * the CPU (docs/performance.md, "The search index's build at a million contacts").
+ */
+const INTERSECT_WITHIN = 4;
+
+/** The numbers of `held` (ascending) that list `id` (of which there are `length`) holds too. */
+function intersected({ bytes, starts }: EncodedLists, id: number, length: number, held: Int32Array): Int32Array {
+  const out = new Int32Array(held.length);
+  let kept = 0;
+  let next = 0;
+  let at = starts[id];
+  let value = -1;
+  for (let n = 0; n < length && next < held.length; n++) {
+    let gap = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = bytes[at++];
+      gap |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    value += gap;
+    while (next < held.length && held[next] < value) next++;
+    if (next < held.length && held[next] === value) out[kept++] = held[next++];
+  }
+  return out.subarray(0, kept);
 }
 
 /** The numbers of list `id`, of which there are `length`. */

@@ -80,10 +80,10 @@ export class SearchSnapshot {
     return this.c.treeOrds[slot];
   }
 
-  /** Each contact holding a gram of the term (two or more characters), ascending: a superset of the matches. */
+  /** Contacts that may hold the term (two or more characters), ascending: a superset of the matches (postings.ts holdingAll, startingWith). */
   private candidates(needle: string): Int32Array {
     const query = gramQueryOf(needle);
-    return query.kind === 'prefix' ? this.grams.startingWith(gramPair(query.from), this.c.ids.length) : this.grams.rarest(query.grams);
+    return query.kind === 'prefix' ? this.grams.startingWith(gramPair(query.from), this.c.ids.length) : this.grams.holdingAll(query.grams);
   }
 
   /**
