@@ -2,13 +2,14 @@ import { gramPair } from '../data/grams';
 
 /**
  * Trigram posting lists: the contacts (numbers, ascending) holding each gram. The grams are
- * those of the trigram table (grams.ts), so both ways of searching find the same candidates.
+ * those of the trigram table (grams.ts), so both ways of searching start from the same grams.
  *
  * Each list is kept as the gaps between its numbers, each gap a varint (7 bits a byte, the high
  * bit set on all but its last byte), the lists one after another in one byte array. A contact
  * holds some 70 grams; at 4 bytes a number the lists were more than half of the index's memory
  * (docs/performance.md, "The search index's memory"), and most gaps fit in one or two bytes. A
- * search decodes only the lists it walks: the shortest of its grams, or those of a pair.
+ * search decodes only the lists it walks: the shortest of its grams and those not much longer
+ * (holdingAll), or those of a pair.
  */
 export interface GramPostings {
   /**
