@@ -1,4 +1,5 @@
 import { gramPair } from '../data/grams';
+import { GramTable } from './gram-table';
 
 /**
  * Trigram posting lists: the contacts (numbers, ascending) holding each gram. The grams are
@@ -114,64 +115,6 @@ export async function buildPostings(contacts: number, gramsOf: (n: number) => Ar
       return slots;
     },
   };
-}
-
-/**
- * The id of each gram (0, 1, 2, ... as first seen): an open-addressed hash table in two typed
- * arrays. A Map took a third of a build's time at a million contacts, its keys (up to 51 bits)
- * each a heap number.
- */
-class GramTable {
-  private grams = new Float64Array(1 << 16);
-  /** -1: an empty place */
-  private ids = new Int32Array(1 << 16).fill(-1);
-  size = 0;
-
-  /** The id of a gram, -1 for one never seen. */
-  get(gram: number): number {
-    return this.ids[this.placeOf(gram)];
-  }
-
-  /** The id of a gram, a new one for a gram never seen. */
-  idOf(gram: number): number {
-    let at = this.placeOf(gram);
-    if (this.ids[at] >= 0) return this.ids[at];
-    // at most half full, so that a probe ends soon
-    if (2 * (this.size + 1) > this.ids.length) {
-      this.grow();
-      at = this.placeOf(gram);
-    }
-    this.grams[at] = gram;
-    this.ids[at] = this.size;
-    return this.size++;
-  }
-
-  forEach(visit: (gram: number, id: number) => void): void {
-    for (let at = 0; at < this.ids.length; at++) if (this.ids[at] >= 0) visit(this.grams[at], this.ids[at]);
-  }
-
-  /** The gram's place, or the empty one where it would go. */
-  private placeOf(gram: number): number {
-    const mask = this.ids.length - 1;
-    // a gram is an integer below 2^51: its low 32 bits and the rest, mixed
-    let h = Math.imul((gram >>> 0) ^ Math.imul(Math.floor(gram / 0x100000000), 0x9e3779b1), 0x85ebca6b);
-    h ^= h >>> 15;
-    let at = h & mask;
-    while (this.ids[at] >= 0 && this.grams[at] !== gram) at = (at + 1) & mask;
-    return at;
-  }
-
-  private grow(): void {
-    const { grams, ids } = this;
-    this.grams = new Float64Array(2 * grams.length);
-    this.ids = new Int32Array(2 * ids.length).fill(-1);
-    for (let at = 0; at < ids.length; at++) {
-      if (ids[at] < 0) continue;
-      const place = this.placeOf(grams[at]);
-      this.grams[place] = grams[at];
-      this.ids[place] = ids[at];
-    }
-  }
 }
 
 /** The bytes of a gap as a varint (7 bits a byte). */
