@@ -3,7 +3,7 @@ import { prng } from '../../scripts/demo-data';
 import { changeDirectory, insertContact } from '../../src/modules/contacts';
 import { insertContactForest } from '../../src/modules/contacts/data/forest.writer';
 import { findUserRow } from '../../src/modules/contacts/data/users.queries';
-import { countStatistics, searchSet, statisticsOf } from '../../src/modules/contacts/data/listing.queries';
+import { countStatistics, listPage, searchSet, statisticsOf } from '../../src/modules/contacts/data/listing.queries';
 import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/data/candidates';
 import { ChangedContacts } from '../../src/modules/contacts/search/overlay';
 import { rankedSearch } from '../../src/modules/contacts/data/search.queries';
@@ -18,7 +18,8 @@ import type { ContactFilters, RoleFilter } from '../../src/modules/contacts/doma
 /**
  * The in-memory index's answers (SearchView over a SearchSnapshot) against SQL's, for random
  * terms and filters over a random unit: a listing's set (searchSet), in the same order, any
- * page of it with its counters, and the search endpoint's ranked page (rankedSearch). Once with
+ * page of it with its counters, the same listing's pages without the term (listPage), and the
+ * search endpoint's ranked page (rankedSearch). Once with
  * a snapshot of the directory as it is, once with a snapshot from before a round of random
  * changes (renames, new phones, moves, deletions, new contacts created or imported) and the contacts changed since,
  * read afresh (overlay.ts): both must answer as SQL does now.
@@ -109,6 +110,11 @@ describe('the index, current or with the contacts changed since, against SQL', (
         // a listing without a search, and the statistics: the counters over the whole filtered set
         const { search: _term, ...unsearched } = f;
         expect({ f: unsearched, range, counted: view.statistics(unsearched, range) }).toEqual({ f: unsearched, range, counted: await countStatistics(ctx.db, unsearched, range) });
+        // and its pages from the index's pre-order (ContactReads reads them so, as deep as they reach), as SQL's OFFSET reads them
+        for (const window of [{ offset: 0, limit: 1000 }, page]) {
+          const inOrder = (await listPage(ctx.db, unsearched, range, window)).contacts.map((c) => c.id);
+          expect({ f: unsearched, range, window, ids: view.listingWindow(unsearched, range, window) }).toEqual({ f: unsearched, range, window, ids: inOrder });
+        }
         // the search endpoint: active contacts only, every role, the unit and department filters
         const endpoint = { ...f, role_filter: 'all', include_inactive: false } as const;
         expect({ search, f, ...view.search(needle, endpoint, page.limit) }).toEqual({ search, f, ...(await rankedSearch(ctx.db, endpoint, page.limit)) });

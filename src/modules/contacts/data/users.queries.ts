@@ -112,17 +112,25 @@ export async function userIdBySignIn(db: Queryable, identifier: string): Promise
 }
 
 /**
- * Full contact records for ids, in the order of `ids`, with each one's depth as `level`: a
- * page of a listing or of a search, on every such request. Each page size has its prepared
- * statement (preparedByIds), compiled on first use; more than 1,000 ids are read 1,000 at a time.
+ * Full contact records for ids, in the order of `ids` (those gone left out), with each one's
+ * depth as `level`, and each one's order key (`ords`, for a listing's next cursor): a page of a
+ * listing or of a search, on every such request. Each page size has its prepared statement
+ * (preparedByIds), compiled on first use; more than 1,000 ids are read 1,000 at a time.
  */
-export function contactsByIdsReader(db: Db): (ids: readonly number[]) => Promise<Array<Contact & { level: number }>> {
-  const read = preparedByIds(db, (ids) => contactQuery(db).select('u.depth').whereIn('u.id', ids), [1, 5, 20, 50, 100, 250, 1000]);
+export function listedByIdsReader(db: Db): (ids: readonly number[]) => Promise<{ contacts: Array<Contact & { level: number }>; ords: number[] }> {
+  const read = preparedByIds(db, (ids) => contactQuery(db).select('u.depth', 'u.tree_ord').whereIn('u.id', ids), [1, 5, 20, 50, 100, 250, 1000]);
   return async (ids) => {
-    const byId = new Map<number, Contact & { level: number }>();
-    for (const row of await read(ids)) byId.set(Number(row.id), toListedContact(row));
-    return ids.map((id) => byId.get(id)).filter((c): c is Contact & { level: number } => c !== undefined);
+    const byId = new Map<number, { contact: Contact & { level: number }; ord: number }>();
+    for (const row of await read(ids)) byId.set(Number(row.id), { contact: toListedContact(row), ord: Number(row.tree_ord) });
+    const found = ids.map((id) => byId.get(id)).filter((c) => c !== undefined);
+    return { contacts: found.map((c) => c.contact), ords: found.map((c) => c.ord) };
   };
+}
+
+/** listedByIdsReader's records alone. */
+export function contactsByIdsReader(db: Db): (ids: readonly number[]) => Promise<Array<Contact & { level: number }>> {
+  const read = listedByIdsReader(db);
+  return async (ids) => (await read(ids)).contacts;
 }
 
 /** The columns of a users row that drivers give in their own types (strings, bigints, 0/1), as the records hold them. */

@@ -4,6 +4,7 @@ import { NotFoundError } from '../../../lib/errors';
 import { paginationOf } from '../../../lib/http/paging';
 import { ListSearch } from '../search/list-search';
 import type { SearchIndex } from '../search/search-index';
+import type { SearchView } from '../search/view';
 import { lineageOf, subtreeRange, type AncestorRow } from '../data/tree/lineage';
 import { smallBranch } from '../data/tree/branch';
 import { atOneVersion } from '../data/tree/one-version';
@@ -17,7 +18,7 @@ import { CHILDREN_PAGE, CONTACT_PAGE, filtersEcho, filtersOf, idEcho, type ListI
 import { childrenCount, childrenPage, contactExists, countStatistics, listPage, placeOf } from '../data/listing.queries';
 import { childrenDigest, listDigest, listPagination, numberedWindow, placeFor, placeGone, reachable, type PageRequest } from './list-paging';
 import { activeSubtreeMembers, activeUnitMembers } from '../data/unit-tree.queries';
-import { contactReader, contactsByIdsReader } from '../data/users.queries';
+import { contactReader, listedByIdsReader } from '../data/users.queries';
 import type { ContactFilters, ContactStatistics, OrdRange } from '../domain/filters';
 
 /** Reads of the directory: one contact, listings, children, counters and the units' hierarchy. */
@@ -32,7 +33,7 @@ export class ContactReads {
   private readonly cache = new TtlCache<unknown>(60 * 60 * 1000, 500);
   private readonly referenceCounts = new TtlCache<{ units: number; departments: number }>(60_000, 4);
   private readonly contactById: (id: number) => Promise<ContactRow | undefined>;
-  private readonly contactsByIds: ReturnType<typeof contactsByIdsReader>;
+  private readonly listedByIds: ReturnType<typeof listedByIdsReader>;
   private readonly search: ListSearch;
   private readonly index: SearchIndex | null;
 
@@ -44,7 +45,7 @@ export class ContactReads {
     this.pageDepth = deps.pageDepth ?? 10_000;
     this.index = deps.index;
     this.contactById = contactReader(deps.db);
-    this.contactsByIds = contactsByIdsReader(deps.db);
+    this.listedByIds = listedByIdsReader(deps.db);
     this.search = new ListSearch(deps);
   }
 
@@ -58,15 +59,19 @@ export class ContactReads {
 
 
   /**
-   * The counters over a filtered set: from the in-memory index when it has a view of the
-   * request's versions (one pass over its arrays, plus the contacts changed since its build), else
-   * counted in SQL and cached per directory version. Each write changes that version, so under a
-   * stream of writes nearly every SQL count is a new one: four scans of the directory.
+   * The counters over a filtered set, with the index's view of the request's versions when it
+   * has one (one pass over its arrays, plus the contacts changed since its build), else counted
+   * in SQL and cached per directory version. Each write changes that version, so under a stream
+   * of writes nearly every SQL count is a new one: four scans of the directory.
    */
-  private async counters(versions: DirectoryVersions, filters: Omit<ContactFilters, 'search'>, range: OrdRange | undefined): Promise<ContactStatistics> {
-    const view = this.index && (await this.index.view(versions, true));
+  private async counters(view: SearchView | null, versions: DirectoryVersions, filters: Omit<ContactFilters, 'search'>, range: OrdRange | undefined): Promise<ContactStatistics> {
     if (view) return view.statistics(filters, range);
     return this.cached(versions, `stats|${JSON.stringify([filters, range])}`, () => countStatistics(this.db, filters, range));
+  }
+
+  /** The index's view of the directory at the request's versions (tree too), or null: SQL answers. */
+  private async treeView(versions: DirectoryVersions): Promise<SearchView | null> {
+    return this.index && (await this.index.view(versions, true));
   }
 
   /** Whether a list answers page `page` (the Link header links only those). */
@@ -103,34 +108,35 @@ export class ContactReads {
     const after = cursor ? { key: (await placeOf(this.db, cursor.id))?.tree_ord ?? cursor.ord, id: cursor.id } : undefined;
 
     let statistics: ContactStatistics;
-    let rows: Array<Contact & { level: number }>;
-    let ords: number[] | null = null;
+    let read: { contacts: Array<Contact & { level: number }>; ords: number[] };
     if (filters.search) {
       const f = { ...filters, search: filters.search };
       if (after) {
         statistics = (await this.search.page(f, versions, range, { offset: 0, limit: 0 })).statistics;
         // order keys are unique: what lies after the cursor's key lies after its contact
         const rest = { after: Math.max(after.key, range?.after ?? 0), before: range?.before ?? Number.MAX_SAFE_INTEGER };
-        rows = await this.contactsByIds((await this.search.page(f, versions, rest, { offset: 0, limit: limit + 1 })).ids);
+        read = await this.listedByIds((await this.search.page(f, versions, rest, { offset: 0, limit: limit + 1 })).ids);
       } else {
         const found = await this.search.page(f, versions, range, { offset: (page! - 1) * limit, limit });
         numberedWindow(this.pageDepth, page!, limit, found.statistics.total_contacts); // refuses a page too deep, as without search
         statistics = found.statistics;
-        rows = await this.contactsByIds(found.ids);
+        read = await this.listedByIds(found.ids);
       }
     } else {
-      statistics = await this.counters(versions, filters, range);
+      const view = await this.treeView(versions);
+      statistics = await this.counters(view, versions, filters, range);
       const window = after ? { limit: limit + 1, offset: 0, after } : numberedWindow(this.pageDepth, page!, limit, statistics.total_contacts);
-      const read = window ? await listPage(this.db, filters, range, window) : { contacts: [], ords: [] };
-      rows = read.contacts;
-      ords = read.ords;
+      if (!window) read = { contacts: [], ords: [] };
+      // a numbered page from the start: its ids from the index's pre-order, as deep as it reaches
+      else if (view && !window.after && !window.backwards) read = await this.listedByIds(view.listingWindow(filters, range, window));
+      else read = await listPage(this.db, filters, range, window);
     }
     const total = statistics.total_contacts;
-    const contacts = rows.slice(0, limit);
-    const hasMore = after ? rows.length > limit : paginationOf(page!, limit, total).has_more;
-    // the next cursor's place: the page's last contact, with its order key (read for a search's page)
+    const contacts = read.contacts.slice(0, limit);
+    const hasMore = after ? read.contacts.length > limit : paginationOf(page!, limit, total).has_more;
+    // the next cursor's place: the page's last contact, with its order key
     const last = hasMore ? contacts.at(-1) : undefined;
-    const next = last ? { id: last.id, ord: ords ? ords[contacts.length - 1] : ((await placeOf(this.db, last.id))?.tree_ord ?? 0) } : null;
+    const next = last ? { id: last.id, ord: read.ords[contacts.length - 1] } : null;
     return {
       contacts: await shape(this.db, contacts, format),
       statistics,
@@ -216,7 +222,7 @@ export class ContactReads {
    * versionedChange), and at least once a minute.
    */
   async statistics(versions: DirectoryVersions & Pick<ReadVersions, 'reference'>) {
-    const counters = await this.counters(versions, { role_filter: 'all', include_inactive: false }, undefined);
+    const counters = await this.counters(await this.treeView(versions), versions, { role_filter: 'all', include_inactive: false }, undefined);
     const { units, departments } = await this.referenceCounts.get(String(versions.reference), () => unitAndDepartmentCounts(this.db));
     return { ...counters, total_units: units, total_departments: departments };
   }

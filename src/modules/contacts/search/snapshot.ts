@@ -4,6 +4,7 @@ import { conditionsOf, counterOver, predicateOver, type ColumnReader, type Conta
 import { readColumns, type Columns } from './columns';
 import { bytesInclude, sortNameOfText, termBytes, textRank } from './matching';
 import type { GramPostings } from './postings';
+import { firstInOrder } from './order';
 
 /**
  * The directory at one version, held for searches: each contact's searchable fields
@@ -117,10 +118,10 @@ export class SearchSnapshot {
   /**
    * A listing's matches, as searchSet (listing.queries.ts) computes them in SQL: the contacts,
    * but those in `skip`, that pass the filters (and lie in `range`, the subtree of a parent_id)
-   * and hold the lower-cased term in one of LIST_SEARCH_FIELDS. Their places in the pre-order,
-   * ascending (a typed array sorts numbers natively), and the counters over them.
+   * and hold the lower-cased term in one of LIST_SEARCH_FIELDS. The first `upTo` of their places
+   * in the pre-order, ascending (firstInOrder), how many they are, and the counters over them.
    */
-  matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array): { ranks: Int32Array; counts: SetCounts } {
+  matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array, upTo = Number.POSITIVE_INFINITY): { ranks: Int32Array; total: number; counts: SetCounts } {
     const { texts, listedEnds, ranks } = this.c;
     const { bytes, words, starts } = texts;
     const term = termBytes(needle);
@@ -143,7 +144,41 @@ export class SearchSnapshot {
       found[n++] = ranks[slot];
       count(counts, slot);
     }
-    return { ranks: found.subarray(0, n).sort(), counts };
+    return { ranks: firstInOrder(found.subarray(0, n), upTo, this.size), total: n, counts };
+  }
+
+  /**
+   * A listing without a search: the places in the pre-order of its first `upTo` contacts, but
+   * those in `skip`, that pass the filters (and lie in `range`), ascending. A walk of the
+   * pre-order from the range's start (or the directory's) that stops at the `upTo`th: a page
+   * far down costs a pass over the typed arrays up to it, not an SQL OFFSET, which reads every
+   * index entry before the page (docs/performance.md, "Deep pages by number").
+   */
+  listedRanks(f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, upTo: number, skip?: Uint8Array): Int32Array {
+    const { byRank, treeOrds } = this.c;
+    const admits = predicateOver(conditionsOf(f, range), this.column);
+    const out = new Int32Array(Math.min(upTo, this.size));
+    let n = 0;
+    let rank = range ? this.firstRankAfter(range.after) : 0;
+    for (; rank < byRank.length && n < out.length; rank++) {
+      const slot = byRank[rank];
+      if (range && treeOrds[slot] >= range.before) break;
+      if (!skip?.[slot] && admits(slot)) out[n++] = rank;
+    }
+    return out.subarray(0, n);
+  }
+
+  /** The first place in the pre-order whose order key is above `ord`. */
+  private firstRankAfter(ord: number): number {
+    const { byRank, treeOrds } = this.c;
+    let lo = 0;
+    let hi = byRank.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (treeOrds[byRank[mid]] <= ord) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /**

@@ -58,14 +58,37 @@ export class SearchView {
    * [offset, offset + limit), and the counters over the whole set (statisticsOf's).
    */
   listingPage(needle: string, f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): { ids: number[]; statistics: ContactStatistics } {
-    const { ranks, counts } = this.snapshot.matchRanks(needle, f, range, this.changed?.shadowed);
+    const upTo = page.offset + page.limit;
+    const { ranks, total, counts } = this.snapshot.matchRanks(needle, f, range, this.changed?.shadowed, upTo);
     const added = this.listedChanges(needle, f, range);
     for (const c of added) countInto(counts, c.columns);
+    return { ids: this.merged(ranks, added, page), statistics: statistics(total + added.length, counts) };
+  }
+
+  /**
+   * One page of a listing without a search (the directory's pre-order): the ids at
+   * [offset, offset + limit); its counters are statistics()'.
+   */
+  listingWindow(f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): number[] {
+    const ranks = this.snapshot.listedRanks(f, range, page.offset + page.limit, this.changed?.shadowed);
+    return this.merged(ranks, this.listedChanges(null, f, range), page);
+  }
+
+  /**
+   * The ids at [offset, offset + limit) of the snapshot's places (ascending, at least the first
+   * offset + limit of the set) merged with the changed contacts of the set (in the pre-order).
+   */
+  private merged(ranks: Int32Array, added: readonly ChangedContact[], page: { offset: number; limit: number }): number[] {
     const ids: number[] = [];
-    // the two sorted lists merged, up to the end of the page
+    const end = page.offset + page.limit;
     let i = 0;
     let j = 0;
-    for (let at = 0; at < page.offset + page.limit && (i < ranks.length || j < added.length); at++) {
+    for (let at = 0; at < end && (i < ranks.length || j < added.length); at++) {
+      if (j === added.length) {
+        // the rest from the snapshot alone: place p is ranks[i + p - at]
+        for (let k = i + Math.max(0, page.offset - at); k < Math.min(ranks.length, i + end - at); k++) ids.push(this.snapshot.idAt(this.snapshot.slotAtRank(ranks[k])));
+        break;
+      }
       let id: number;
       const slot = i < ranks.length ? this.snapshot.slotAtRank(ranks[i]) : -1;
       const fromSnapshot =
@@ -79,7 +102,7 @@ export class SearchView {
       }
       if (at >= page.offset) ids.push(id);
     }
-    return { ids, statistics: statistics(ranks.length + added.length, counts) };
+    return ids;
   }
 
   /** The counters of a listing without a search, or of the statistics: over every contact that passes the filters (and lies in `range`). */
@@ -103,12 +126,12 @@ export class SearchView {
     return ids;
   }
 
-  /** The changed contacts in a listing's matched set, in the pre-order. */
-  private listedChanges(needle: string, f: Filters, range: OrdRange | undefined): ChangedContact[] {
+  /** The changed contacts in a listing's matched set (null: a listing without a search), in the pre-order. */
+  private listedChanges(needle: string | null, f: Filters, range: OrdRange | undefined): ChangedContact[] {
     const admits = predicateOf(conditionsOf(f, range));
     const found: ChangedContact[] = [];
     for (const c of this.changedContacts()) {
-      if (admits(c.columns) && listedMatch(c.text, c.listedEnd, needle)) found.push(c);
+      if (admits(c.columns) && (needle === null || listedMatch(c.text, c.listedEnd, needle))) found.push(c);
     }
     return found.sort(byOrder);
   }
