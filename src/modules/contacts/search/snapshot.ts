@@ -1,6 +1,7 @@
 import type { Db } from '../../../lib/db';
 import { gramQueryOf, gramPair } from '../data/grams';
-import { conditionsOf, counterOver, predicateOver, type ColumnReader, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
+import { conditionsOf, counterOver, predicateOver, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
+import { columnReader, countSlot, walkFilter } from './slot-tests';
 import { readColumns, type Columns } from './columns';
 import { bytesInclude, sortNameOfText, termBytes, textRank } from './matching';
 import type { GramPostings } from './postings';
@@ -97,14 +98,16 @@ export class SearchSnapshot {
     const { bytes, words, starts: textStarts } = texts;
     const term = termBytes(needle);
     const starts = { email: 0, service: 0, phone: 0 };
-    const admits = predicateOver(conditionsOf(f), this.column);
+    const { active } = this.c;
+    const { activeOnly, others } = walkFilter(conditionsOf(f), this.column);
     const ranked: number[][] = [[], [], []];
     let total = 0;
     const candidates = this.candidates(needle);
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
       const start = textStarts[slot];
-      if (skip?.[slot] || !admits(slot) || !bytesInclude(bytes, words, start, textStarts[slot + 1], term)) continue;
+      if (skip?.[slot] || (activeOnly && active[slot] !== 1) || (others !== null && !others(slot))) continue;
+      if (!bytesInclude(bytes, words, start, textStarts[slot + 1], term)) continue;
       total++;
       starts.email = fieldStarts[3 * slot];
       starts.service = fieldStarts[3 * slot + 1];
@@ -122,11 +125,10 @@ export class SearchSnapshot {
    * in the pre-order, ascending (firstInOrder), how many they are, and the counters over them.
    */
   matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array, upTo = Number.POSITIVE_INFINITY): { ranks: Int32Array; total: number; counts: SetCounts } {
-    const { texts, listedEnds, ranks } = this.c;
+    const { texts, listedEnds, ranks, active } = this.c;
     const { bytes, words, starts } = texts;
     const term = termBytes(needle);
-    const admits = predicateOver(conditionsOf(f, range), this.column);
-    const count = counterOver(this.column);
+    const { activeOnly, others } = walkFilter(conditionsOf(f, range), this.column);
     let found = new Int32Array(256);
     let n = 0;
     const counts: SetCounts = { roots: 0, supers: 0, admins: 0 };
@@ -135,14 +137,15 @@ export class SearchSnapshot {
       const slot = candidates[i];
       if (skip?.[slot]) continue;
       // a term holds no SEPARATOR: it lies in a listed field when it lies before their end
-      if (!admits(slot) || !bytesInclude(bytes, words, starts[slot], starts[slot] + listedEnds[slot], term)) continue;
+      if ((activeOnly && active[slot] !== 1) || (others !== null && !others(slot))) continue;
+      if (!bytesInclude(bytes, words, starts[slot], starts[slot] + listedEnds[slot], term)) continue;
       if (n === found.length) {
         const grown = new Int32Array(2 * n);
         grown.set(found);
         found = grown;
       }
       found[n++] = ranks[slot];
-      count(counts, slot);
+      countSlot(this.c, counts, slot);
     }
     return { ranks: firstInOrder(found.subarray(0, n), upTo, this.size), total: n, counts };
   }
@@ -155,15 +158,16 @@ export class SearchSnapshot {
    * index entry before the page (docs/performance.md, "Deep pages by number").
    */
   listedRanks(f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, upTo: number, skip?: Uint8Array): Int32Array {
-    const { byRank, treeOrds } = this.c;
-    const admits = predicateOver(conditionsOf(f, range), this.column);
+    const { byRank, treeOrds, active } = this.c;
+    const { activeOnly, others } = walkFilter(conditionsOf(f, range), this.column);
     const out = new Int32Array(Math.min(upTo, this.size));
     let n = 0;
     let rank = range ? this.firstRankAfter(range.after) : 0;
     for (; rank < byRank.length && n < out.length; rank++) {
       const slot = byRank[rank];
       if (range && treeOrds[slot] >= range.before) break;
-      if (!skip?.[slot] && admits(slot)) out[n++] = rank;
+      if (skip?.[slot] || (activeOnly && active[slot] !== 1) || (others !== null && !others(slot))) continue;
+      out[n++] = rank;
     }
     return out.subarray(0, n);
   }
@@ -221,21 +225,5 @@ export class SearchSnapshot {
   private readonly wholeCounts = new Map<string, { total: number; counts: SetCounts }>();
 
   /** Reads a filtered column of a slot straight from its typed array (no object per candidate). */
-  private readonly column: ColumnReader<number> = (column) => {
-    const { active, unitIds, departmentIds, roleIds, parentIds, treeOrds } = this.c;
-    switch (column) {
-      case 'is_active':
-        return (slot) => active[slot] === 1;
-      case 'unit_id':
-        return (slot) => unitIds[slot];
-      case 'department_id':
-        return (slot) => departmentIds[slot] || null;
-      case 'role_id':
-        return (slot) => roleIds[slot];
-      case 'parent_id':
-        return (slot) => parentIds[slot] || null;
-      case 'tree_ord':
-        return (slot) => treeOrds[slot];
-    }
-  };
+  private readonly column = columnReader(() => this.c);
 }
