@@ -6,12 +6,14 @@ import { filtersEcho, filtersOf, idEcho, type ListInput } from './list-input';
 
 /**
  * Deep pages of the contacts' lists (GET /api/contacts, GET /api/contacts/:id/children; docs/api.md,
- * Paging, "Cursors"). A page number reads `offset` rows of an index to skip them: page 5,000 of
- * 100 skipped half a million, 16 requests a second at a million contacts (docs/performance.md).
- * So a page number reaches the first and the last `depth` rows of a list (LIST_PAGE_DEPTH, 100,000
- * by default, so a directory of up to 200,000 is paged by number end to end, as the specification
- * pages it; the last ones read backwards, from the set's end, as cheap as the first); a page in
- * between is a 400 that points to the cursor, which costs what page 1 costs at any depth.
+ * Paging, "Cursors"). In SQL a page number reads `offset` rows of an index to skip them: page
+ * 5,000 of 100 skipped half a million, 16 requests a second at a million contacts
+ * (docs/performance.md); the search index's view walks its pre-order instead, but SQL answers
+ * whenever the index has none. So a page number reaches the first and the last `depth` rows of
+ * a list (LIST_PAGE_DEPTH, 100,000 by default, so a directory of up to 200,000 is paged by number
+ * end to end, as the specification pages it; the last ones read backwards, from the set's end,
+ * as cheap as the first); a page in between is a 400 that points to the cursor, which costs what
+ * page 1 costs at any depth.
  */
 
 /** A request for a page: by number (`page`, `limit`) or after a cursor (`cursor`, `limit`); never both (the validators refuse that). */

@@ -4,9 +4,8 @@ import type { Columns } from './columns';
 /**
  * The tests of a snapshot's slots (snapshot.ts) on its typed arrays. The walks over a term's
  * candidates test the active flag and count the COUNTED contacts straight from the arrays
- * (walkFilter, countSlot): through two closures a candidate (predicateOver, counterOver) the
- * listing's walk took a fifth longer at a million contacts, the search endpoint's a sixth
- * (docs/performance.md, "Deep pages by number"). Checked when this module loads: COUNTED counts
+ * (walkFilter, countSlot): through two closures a candidate (predicateOver, counterOver) both
+ * walks took a fifth longer at a million contacts (docs/performance.md, "Deep pages by number"). Checked when this module loads: COUNTED counts
  * the roots and two roles, as countSlot does.
  */
 const counted: Record<keyof typeof COUNTED, Condition> = COUNTED;
