@@ -50,6 +50,18 @@ export function searchSuite(env: Record<string, string>): void {
       });
     });
 
+    test('orders the names that start with the term by code point, also above U+FFFF', async () => {
+      const unit = await createUnit(ctx);
+      const tag = unique('cp').toLowerCase();
+      // by code point: b (U+0062) < é (U+00E9) < ａ (U+FF41, fullwidth) < 𝒜 (U+1D49C); by UTF-16 unit,
+      // 𝒜's first unit (U+D835) comes before ａ: an index that sorted natively would answer 𝒜 third
+      const names = [`${tag} \u{1D49C}`, `${tag} \uFF41`, `${tag} b`, `${tag} \u00E9`];
+      for (const name of names) await contact(unit.id, { name });
+      const res = await search({ q: tag, unit_id: unit.id });
+      expect(res.status).toBe(200);
+      expect(namesOf(res)).toEqual([`${tag} b`, `${tag} \u00E9`, `${tag} \uFF41`, `${tag} \u{1D49C}`]);
+    });
+
     test.each([
       // the letters of the tag are stored in one case and searched in the other
       ['name', (t: string) => ({ name: `Named ${t.toUpperCase()} Person` }), (t: string) => t],
