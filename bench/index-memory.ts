@@ -3,7 +3,8 @@
  * and prints its heap, its array buffers (the typed arrays: postings and columns) and the growth
  * of the process's RSS during the build; then the CPU time of 1,500 searches of it (500 names
  * picked at random with a fixed seed, each as its first two letters, its first four and five
- * letters of its last word), each way of walking it, three times. CPU time, not the wall clock,
+ * letters of its last word), each way of walking it, three times, and of 100 listings' pages
+ * 1000 of 100 without a search (the deepest a page number reaches), three times. CPU time, not the wall clock,
  * which a shared machine makes vary twofold. Run with the GC exposed, so the figures are
  * retained memory:
  *
@@ -15,6 +16,8 @@ import { createDb } from '../src/lib/db';
 // the bench measures the snapshot itself, which the contacts module keeps inside
 // eslint-disable-next-line import-x/no-restricted-paths
 import { SearchSnapshot } from '../src/modules/contacts/search/snapshot';
+// eslint-disable-next-line import-x/no-restricted-paths
+import { SearchView } from '../src/modules/contacts/search/view';
 
 const MiB = 2 ** 20;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -44,7 +47,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** The CPU time of the search endpoint's walk (ranked) and the listing's (matchRanks) over 1,500 terms. */
+/** The CPU time of the search endpoint's walk (ranked) and the listing's (matchRanks, page 1) over 1,500 terms; of deep pages (listingWindow). */
 async function searchCpu(db: ReturnType<typeof createDb>, snapshot: SearchSnapshot): Promise<void> {
   const random = db.client.config.client === 'mysql2' ? 'rand(7)' : 'random()';
   const names: string[] = (await db('users').orderByRaw(random).limit(500).pluck('name')).map((n: string) => n.toLowerCase());
@@ -55,9 +58,17 @@ async function searchCpu(db: ReturnType<typeof createDb>, snapshot: SearchSnapsh
     for (const term of terms) snapshot.ranked(term, all, 20);
     const ranked = process.cpuUsage(started).user / 1e3;
     started = process.cpuUsage();
-    for (const term of terms) snapshot.matchRanks(term, all, undefined);
+    // as a listing's page 1 of 100 asks
+    for (const term of terms) snapshot.matchRanks(term, all, undefined, undefined, 100);
     const listed = process.cpuUsage(started).user / 1e3;
     console.warn(`${terms.length} searches: the search endpoint's walk ${ranked.toFixed(0)} ms of CPU, the listing's ${listed.toFixed(0)} ms`);
+  }
+  // a listing's deepest page by number, without a search (LIST_PAGE_DEPTH rows down)
+  const view = new SearchView(snapshot, null);
+  for (let round = 0; round < 3; round++) {
+    const started = process.cpuUsage();
+    for (let i = 0; i < 100; i++) view.listingWindow(all, undefined, { offset: 99_900, limit: 100 });
+    console.warn(`100 pages 1000 of 100 (no search): ${(process.cpuUsage(started).user / 1e3).toFixed(0)} ms of CPU`);
   }
 }
 
