@@ -6,6 +6,7 @@ import { setupOwnTestContext } from '../helpers/context';
 import { bearer, createUser, type TestUser } from '../helpers/factory';
 import { COM_QUERY, COM_STMT_EXECUTE, COM_STMT_PREPARE, serviceBehindProxy, type FreezableProxy, type SentCommand } from '../helpers/freezable-proxy';
 import { contractApp } from '../helpers/openapi';
+import { unfilteredListCursor } from '../../src/modules/contacts';
 
 /**
  * A MariaDB server that freezes while the service holds open connections to it, as under
@@ -132,7 +133,8 @@ describeMysql('a database server that freezes with connections open', () => {
     { call: 'GET /api/contacts/statistics: the streamed read of the directory', at: () => query((sql) => sql.startsWith('select `id`, `unit_id`') && sql.includes('order by `id`')), send: () => get('/api/contacts/statistics') },
     { call: 'GET /api/contacts/statistics: a count (query builder)', at: () => query((sql) => sql.includes('as `units`')), send: () => get('/api/contacts/statistics') },
     { call: 'GET /api/audit-events (query builder)', at: () => query((sql) => sql.includes('from `audit_events`')), send: () => get('/api/audit-events') },
-    { call: 'GET /api/contacts: a page of the list (query builder)', warm: true, at: () => query((sql) => sql.startsWith('select `u`.`id`')), send: () => get('/api/contacts?limit=5') },
+    // a numbered page's ids come from the search index, its rows by ids (prepared, as the search's below); after a cursor, SQL reads the page
+    { call: 'GET /api/contacts after a cursor: a page of the list (query builder)', warm: true, at: () => query((sql) => sql.startsWith('select `u`.`id`')), send: () => get(`/api/contacts?limit=5&cursor=${unfilteredListCursor(user.id, 0)}`) },
     { call: 'GET /api/contacts/search: the page by ids (prepared)', at: () => prepared((sql) => sql.includes('`u`.`depth`')), send: () => get(`/api/contacts/search?q=${encodeURIComponent(user.name)}`) },
   ];
 
