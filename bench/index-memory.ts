@@ -4,9 +4,9 @@
  * of the process's RSS during the build; then the CPU time of 1,500 searches of it (500 names
  * picked at random with a fixed seed, each as its first two letters, its first four and five
  * letters of its last word), each way of walking it, three times, and of 100 listings' pages
- * 1000 of 100 without a search (the deepest a page number reaches), three times. CPU time, not the wall clock,
- * which a shared machine makes vary twofold. Run with the GC exposed, so the figures are
- * retained memory:
+ * 1000 of 100 without a search (the deepest a page number reaches), three times. CPU time, not
+ * the wall clock, which a shared machine makes vary twofold. Run with the GC exposed, so the
+ * figures are retained memory:
  *
  *   DB_CLIENT=mysql DB_NAME=directory_bench node --expose-gc --import tsx bench/index-memory.ts
  */

@@ -169,8 +169,9 @@ const INTERSECT_WITHIN = 4;
 /**
  * The numbers of `held` (ascending) that list `id` (of which there are `length`) holds too.
  * walkList's loop written out again, to stop once `held` is passed: through walkList with a
- * visitor that could stop it, finding a term's candidates took a fifth longer at a million
- * contacts (docs/performance.md, "Deep pages by number").
+ * visitor that could stop it, or through a reader object both loops call, finding a term's
+ * candidates took a fifth longer at a million contacts (docs/performance.md, "Deep pages by
+ * number").
  */
 function intersected({ bytes, starts }: EncodedLists, id: number, length: number, held: Int32Array): Int32Array {
   const out = new Int32Array(held.length);
