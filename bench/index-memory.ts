@@ -15,7 +15,9 @@ import { loadConfig } from '../src/config';
 import { createDb } from '../src/lib/db';
 // the bench measures the snapshot itself, which the contacts module keeps inside
 // eslint-disable-next-line import-x/no-restricted-paths
-import { SearchSnapshot } from '../src/modules/contacts/search/snapshot';
+import { loadSnapshot } from '../src/modules/contacts/search/columns';
+// eslint-disable-next-line import-x/no-restricted-paths
+import type { SearchSnapshot } from '../src/modules/contacts/search/snapshot';
 // eslint-disable-next-line import-x/no-restricted-paths
 import { SearchView } from '../src/modules/contacts/search/view';
 
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
     let peakRss = before.rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
     const started = Date.now();
-    const snapshot = await SearchSnapshot.load(db);
+    const snapshot = await loadSnapshot(db);
     const ms = Date.now() - started;
     clearInterval(sampler);
     gc();

@@ -1,9 +1,11 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 import { SQLITE_CACHE_MIB_DEFAULT, type DbClient, type DbConfig } from './lib/db';
 import type { RateLimitSettings } from './lib/http/rate-limit';
 import type { MetricsSettings } from './lib/metrics';
 import type { TokenSettings } from './modules/access';
+import type { WalkerSettings } from './modules/contacts';
 import { DEFAULT_RETRY_SCHEDULE, type WebhookSettings } from './modules/webhooks';
 import { ConfigReader, type Env } from './config-reader';
 
@@ -35,6 +37,8 @@ export interface Config {
   searchIndex: 'memory' | 'sql';
   /** the shortest time between two builds of that index; 0: a search waits for the build it needs */
   searchIndexRefreshMs: number;
+  /** how many threads walk that index for a search's term, and from how many contacts in it (fewer: walked in the service's thread) */
+  searchThreads: WalkerSettings;
   /** how deep a page number reaches into the contacts' lists, from either end (rows; further: the cursor), and from how many contacts a unit's tree is streamed instead of built whole */
   lists: { pageDepth: number; unitTreeStreamFrom: number };
   /** the largest import file (bytes) and the most data rows it may hold */
@@ -174,6 +178,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     securitySummaryCacheMs: read.int('SECURITY_SUMMARY_CACHE_MS', 10_000, 0, 3_600_000),
     searchIndex: read.oneOf('SEARCH_INDEX', ['memory', 'sql'] as const, 'memory'),
     searchIndexRefreshMs: read.int('SEARCH_INDEX_REFRESH_MS', 5_000, 0, 3_600_000),
+    searchThreads: {
+      threads: read.int('SEARCH_THREADS', availableParallelism() > 1 ? 1 : 0, 0, 16),
+      from: read.int('SEARCH_THREADS_FROM', 200_000, 0, 100_000_000),
+    },
     lists: {
       pageDepth: read.int('LIST_PAGE_DEPTH', 100_000, 1, 10_000_000),
       unitTreeStreamFrom: read.int('UNIT_TREE_STREAM_FROM', 20_000, 0, 10_000_000),

@@ -157,6 +157,9 @@ export function expectRefusal(res: request.Response, field: string, message: str
 }
 
 /** The six counters of a listing's statistics, from the totals they follow from. */
+/** A suite's settings as its title names them (SEARCH_INDEX=memory, SEARCH_THREADS=1, ...). */
+export const settingsOf = (env: Record<string, string>) => Object.entries(env).filter(([key]) => key.startsWith('SEARCH_')).map(([key, value]) => `${key}=${value}`).join(', ');
+
 export const statistics = (total: number, roots: number, superAdmins: number, admins: number) => ({
   total_contacts: total,
   root_contacts: roots,

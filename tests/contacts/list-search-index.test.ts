@@ -7,8 +7,9 @@ import { countStatistics, listPage, searchSet, statisticsOf } from '../../src/mo
 import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/data/candidates';
 import { ChangedContacts } from '../../src/modules/contacts/search/overlay';
 import { rankedSearch } from '../../src/modules/contacts/data/search.queries';
-import { SearchSnapshot } from '../../src/modules/contacts/search/snapshot';
+import { loadSnapshot } from '../../src/modules/contacts/search/columns';
 import { SearchView } from '../../src/modules/contacts/search/view';
+import { Walkers } from '../../src/modules/contacts/search/walkers';
 import { subtreeRange } from '../../src/modules/contacts/data/tree/lineage';
 import { deactivateContacts, updateContact } from '../../src/modules/contacts/data/contact.writer';
 import { setupOwnTestContext } from '../helpers/context';
@@ -22,7 +23,8 @@ import type { ContactFilters, RoleFilter } from '../../src/modules/contacts/doma
  * search endpoint's ranked page (rankedSearch). Once with
  * a snapshot of the directory as it is, once with a snapshot from before a round of random
  * changes (renames, new phones, moves, deletions, new contacts created or imported) and the contacts changed since,
- * read afresh (overlay.ts): both must answer as SQL does now.
+ * read afresh (overlay.ts): both must answer as SQL does now, the second also with its terms
+ * walked on a walk thread (walkers.ts).
  */
 
 // A database of its own: the snapshot is loaded once, and each case reads its subtree's range
@@ -100,13 +102,13 @@ describe('the index, current or with the contacts changed since, against SQL', (
         const needle = search.toLowerCase();
         const range = parent === undefined ? undefined : await subtreeRange(ctx.db, parent);
         const inSql = await searchSet(ctx.db, f, range, LIST_SEARCH_FIELDS);
-        const whole = view.listingPage(needle, f, range, { offset: 0, limit: 1000 });
+        const whole = await view.listingPage(needle, f, range, { offset: 0, limit: 1000 });
         expect({ search, f, range, ...whole }).toEqual({ search, f, range, ids: inSql.map((m) => m.id), statistics: statisticsOf(inSql) });
-        const paged = view.listingPage(needle, f, range, page);
+        const paged = await view.listingPage(needle, f, range, page);
         expect({ search, f, range, page, ...paged }).toEqual({
           search, f, range, page, ids: inSql.slice(page.offset, page.offset + page.limit).map((m) => m.id), statistics: statisticsOf(inSql),
         });
-        if (range === undefined) expect(view.listingIds(needle, f).sort((a, b) => a - b)).toEqual(inSql.map((m) => m.id).sort((a, b) => a - b));
+        if (range === undefined) expect((await view.listingIds(needle, f)).sort((a, b) => a - b)).toEqual(inSql.map((m) => m.id).sort((a, b) => a - b));
         // a listing without a search, and the statistics: the counters over the whole filtered set
         const { search: _term, ...unsearched } = f;
         expect({ f: unsearched, range, counted: view.statistics(unsearched, range) }).toEqual({ f: unsearched, range, counted: await countStatistics(ctx.db, unsearched, range) });
@@ -117,7 +119,7 @@ describe('the index, current or with the contacts changed since, against SQL', (
         }
         // the search endpoint: active contacts only, every role, the unit and department filters
         const endpoint = { ...f, role_filter: 'all', include_inactive: false } as const;
-        expect({ search, f, ...view.search(needle, endpoint, page.limit) }).toEqual({ search, f, ...(await rankedSearch(ctx.db, endpoint, page.limit)) });
+        expect({ search, f, ...(await view.search(needle, endpoint, page.limit)) }).toEqual({ search, f, ...(await rankedSearch(ctx.db, endpoint, page.limit)) });
         if (inSql.length > 0) nonEmpty++;
       }),
       { numRuns: 300, seed },
@@ -136,11 +138,11 @@ describe('the index, current or with the contacts changed since, against SQL', (
   });
 
   test('a snapshot of the directory as it is answers as SQL does', async () => {
-    await agreesWithSql(new SearchView(await SearchSnapshot.load(ctx.db), null), 13);
+    await agreesWithSql(new SearchView(await loadSnapshot(ctx.db), null), 13);
   });
 
   test('a snapshot from before a round of changes, with the contacts changed since, answers as SQL does after them', async () => {
-    const snapshot = await SearchSnapshot.load(ctx.db);
+    const snapshot = await loadSnapshot(ctx.db);
     const changed = new ChangedContacts(snapshot);
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 15; i++) {
@@ -176,5 +178,15 @@ describe('the index, current or with the contacts changed since, against SQL', (
     expect(changed.contacts.size).toBeGreaterThan(10);
     expect(changed.overflowed).toBe(false);
     await agreesWithSql(new SearchView(snapshot, changed), 17);
+    // the same, each term walked on a walk thread over the snapshot's shared memory, skipping the changed contacts' slots as posted
+    const walkers = new Walkers({ threads: 1, from: 0 }, (err) => {
+      throw err;
+    });
+    try {
+      await agreesWithSql(new SearchView(snapshot, changed, walkers), 19);
+      expect(walkers.running).toBe(1);
+    } finally {
+      await walkers.close();
+    }
   });
 });

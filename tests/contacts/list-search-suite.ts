@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { TestContext } from '../helpers/context';
 import { bearer, createDepartment, createUnit, createUser, unique, type TestUser } from '../helpers/factory';
-import { nameTree, statistics } from './contacts-support';
+import { nameTree, settingsOf, statistics } from './contacts-support';
 
 /**
  * The `search` of GET /api/contacts (tree, flat and hierarchical, every filter, pages and
@@ -49,7 +49,7 @@ export function listSearchTests(ctx: TestContext, env: Record<string, string>, h
     return { t, unit, d1, d2, alpha, bravo, charlie, delta, echo, foxtrot, hotel };
   }
 
-  describe(`GET /api/contacts?search= and the unit tree's search (SEARCH_INDEX=${env.SEARCH_INDEX})`, () => {
+  describe(`GET /api/contacts?search= and the unit tree's search (${settingsOf(env)})`, () => {
     test('matches in any letter case, in pre-order, nested as a tree, with the statistics of the matches', async () => {
       const d = await directory();
       const res = await list({ search: d.t.toUpperCase(), unit_id: d.unit.id });

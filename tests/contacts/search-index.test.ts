@@ -49,7 +49,7 @@ describe('SearchIndex with a refresh interval', () => {
     // no snapshot yet: SQL answers while the first one is built
     expect(await index.at(v1, tag)).toBeNull();
     const snapshot = await built(index, v1, tag);
-    expect(snapshot.search(tag, ALL, 10)).toEqual({ ids: [first.id], total: 1 });
+    expect(await snapshot.search(tag, ALL, 10)).toEqual({ ids: [first.id], total: 1 });
     expect(builds).toBe(1);
 
     // a change: within the interval no new build starts, and the snapshot answers with the
@@ -57,7 +57,7 @@ describe('SearchIndex with a refresh interval', () => {
     const second = await createUser(ctx, { name: `Indexed ${tag} Two` });
     const v2 = await versions();
     const changed = await index.at(v2, tag);
-    expect(changed?.search(tag, ALL, 10)).toEqual({ ids: [first.id, second.id], total: 2 });
+    expect(await changed?.search(tag, ALL, 10)).toEqual({ ids: [first.id, second.id], total: 2 });
     expect(changed?.changes).toBeGreaterThanOrEqual(1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(builds).toBe(1);
@@ -67,7 +67,7 @@ describe('SearchIndex with a refresh interval', () => {
     await index.at(v2, tag);
     for (let i = 0; i < 200 && builds < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     const fresh = await built(index, v2, tag);
-    expect(fresh.search(tag, ALL, 10)).toEqual({ ids: [first.id, second.id], total: 2 });
+    expect(await fresh.search(tag, ALL, 10)).toEqual({ ids: [first.id, second.id], total: 2 });
     expect(fresh.changes).toBe(0);
     expect(errors).toEqual([]);
   });
@@ -85,7 +85,7 @@ describe('SearchIndex with a refresh interval', () => {
     for (const n of [1, 2]) made.push(await createUser(ctx, { name: `Few ${tag} ${n}` }));
     clock += 60_000;
     const view = await index.at(await versions(), tag);
-    expect(view?.search(tag, ALL, 10).total).toBe(3);
+    expect((await view?.search(tag, ALL, 10))?.total).toBe(3);
     expect(view?.changes).toBe(2);
     await settle();
     expect(builds).toBe(1);
@@ -97,7 +97,7 @@ describe('SearchIndex with a refresh interval', () => {
     expect(builds).toBe(2);
     const fresh = await built(index, v, tag);
     expect(fresh.changes).toBe(0);
-    expect(fresh.search(tag, ALL, 10)).toEqual({ ids: made.map((c) => c.id), total: 4 });
+    expect(await fresh.search(tag, ALL, 10)).toEqual({ ids: made.map((c) => c.id), total: 4 });
   });
 
   test('a build that ends older than a search asked for while it ran doubles the wait for the next (at most 8 times); one that ends current brings it back', async () => {
@@ -222,7 +222,7 @@ describe('a listing and a move', () => {
     const before = await versions();
     const view = await built(index, before, tag, true);
     const whole = { offset: 0, limit: 10 };
-    expect(view.listingPage(tag, filters, undefined, whole)).toMatchObject({ ids: [child.id, parent.id], statistics: { total_contacts: 2, root_contacts: 2 } });
+    expect(await view.listingPage(tag, filters, undefined, whole)).toMatchObject({ ids: [child.id, parent.id], statistics: { total_contacts: 2, root_contacts: 2 } });
 
     expect((await api().put(`/api/contacts/${child.id}/move`).set(bearer(admin)).send({ parent_id: parent.id })).status).toBe(200);
     const after = await versions();
@@ -231,7 +231,7 @@ describe('a listing and a move', () => {
     // the listing: the child now under its parent, in the pre-order, without a new build
     const moved = await index.at(after, tag, true);
     expect(moved?.changes).toBeGreaterThanOrEqual(1);
-    expect(moved?.listingPage(tag, filters, undefined, whole)).toMatchObject({ ids: [parent.id, child.id], statistics: { total_contacts: 2, root_contacts: 1 } });
+    expect(await moved?.listingPage(tag, filters, undefined, whole)).toMatchObject({ ids: [parent.id, child.id], statistics: { total_contacts: 2, root_contacts: 1 } });
     expect(builds).toBe(1);
   });
 });
@@ -276,9 +276,9 @@ describe('the exact match rank, from the snapshot text', () => {
     const index = new SearchIndex({ db: ctx.db, refreshMs: 0, onError: (err) => { throw err; } });
     const view = await built(index, await versions(), email);
     // the exact e-mail first (rank 0), then the name that starts with the term (rank 1)
-    expect(view.search(email, ALL, 10).ids).toEqual([exact.id, prefixed.id]);
+    expect((await view.search(email, ALL, 10)).ids).toEqual([exact.id, prefixed.id]);
     // stored with a capital: no exact match, so after the name that starts with the term
-    expect(view.search(casedTerm, ALL, 10).ids).toEqual([prefixedToo.id, cased.id]);
-    expect(view.search(serviceNo, ALL, 10).ids[0]).toBe(prefixed.id);
+    expect((await view.search(casedTerm, ALL, 10)).ids).toEqual([prefixedToo.id, cased.id]);
+    expect((await view.search(serviceNo, ALL, 10)).ids[0]).toBe(prefixed.id);
   });
 });

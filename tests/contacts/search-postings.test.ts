@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { contactGramsView, gramPair, gramQueryOf, joinedGramsView } from '../../src/modules/contacts/data/grams';
 import { indexedTextOf, SEPARATOR } from '../../src/modules/contacts/search/matching';
-import { buildPostings } from '../../src/modules/contacts/search/postings';
+import { buildPostings, postingsOver } from '../../src/modules/contacts/search/postings';
 
 /**
  * The in-memory index's posting lists (postings.ts) against a brute force over the same
@@ -24,7 +24,7 @@ async function indexOf(names: string[]) {
     const grams = Array.from(contactGramsView({ name: names[slot] }));
     return [...grams, ...grams.reverse()];
   };
-  return { postings: await buildPostings(names.length, twice), held };
+  return { postings: postingsOver(await buildPostings(names.length, twice)), held };
 }
 
 const slotsWhere = (held: Array<Set<number>>, holds: (grams: Set<number>) => boolean) => held.flatMap((grams, slot) => (holds(grams) ? [slot] : []));
@@ -76,7 +76,7 @@ describe('the search index posting lists', () => {
     const holders = [0, 1, 128, 129, 256, 16_640, 16_641, 33_024, 2_130_000];
     const want = new Set(holders);
     const gram = contactGramsView({ name: 'abc' })[0];
-    const postings = await buildPostings(holders[holders.length - 1] + 1, (slot) => (want.has(slot) ? [gram] : []));
+    const postings = postingsOver(await buildPostings(holders[holders.length - 1] + 1, (slot) => (want.has(slot) ? [gram] : [])));
     expect(Array.from(postings.holdingAll([gram]))).toEqual(holders);
     expect(Array.from(postings.startingWith(gramPair(gram), holders[holders.length - 1] + 1))).toEqual(holders);
   });
@@ -100,7 +100,7 @@ describe('the search index posting lists', () => {
     const contacts = 100_000;
     const own = (n: number) => (n * 22_517_998_136) % 2 ** 51;
     const shared = 2 ** 51 - 1;
-    const postings = await buildPostings(contacts, (n) => [own(n), shared]);
+    const postings = postingsOver(await buildPostings(contacts, (n) => [own(n), shared]));
     for (const n of [0, 1, 32_767, 32_768, 65_535, 99_999]) expect(Array.from(postings.holdingAll([own(n), shared]))).toEqual([n]);
     expect(postings.holdingAll([shared])).toHaveLength(contacts);
     expect(postings.holdingAll([own(5), 12_345])).toHaveLength(0);

@@ -1,7 +1,7 @@
 import type request from 'supertest';
 import { setupTestContext } from '../helpers/context';
 import { createDepartment, createUnit, createUser, unique } from '../helpers/factory';
-import { contactsFixture } from './contacts-support';
+import { contactsFixture, settingsOf } from './contacts-support';
 import { listSearchTests } from './list-search-suite';
 
 /**
@@ -31,7 +31,7 @@ export function searchSuite(env: Record<string, string>): void {
     return res.body.data.contact as { id: number; name: string; email: string; service_no: string; phone: string };
   }
 
-  describe(`GET /api/contacts/search (SEARCH_INDEX=${env.SEARCH_INDEX})`, () => {
+  describe(`GET /api/contacts/search (${settingsOf(env)})`, () => {
     test('answers 200 `Search completed successfully` with contacts, searchTerm, filters and total', async () => {
       const unit = await createUnit(ctx);
       const token = unique('zq').toLowerCase();

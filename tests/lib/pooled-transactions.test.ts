@@ -1,6 +1,6 @@
 import { createDb, inTransaction, type Db } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
-import { SearchSnapshot } from '../../src/modules/contacts/search/snapshot';
+import { loadSnapshot } from '../../src/modules/contacts/search/columns';
 import { isMysql, testConfig } from '../helpers/config';
 import { setupTestContext } from '../helpers/context';
 
@@ -67,7 +67,7 @@ import { setupTestContext } from '../helpers/context';
   test('a write sent while a transaction holds the connection commits on its own after the search index has streamed the directory', async () => {
     // the snapshot reads the directory's versions first, then streams its contacts
     const streaming = () => new Promise<void>((resolve) => db.once('query-response', () => setImmediate(resolve)));
-    expect(await readThenTransactionThenWrite(() => SearchSnapshot.load(db), streaming)).toEqual([2]);
+    expect(await readThenTransactionThenWrite(() => loadSnapshot(db), streaming)).toEqual([2]);
     expect(errors).toEqual([]);
   });
 

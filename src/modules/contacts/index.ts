@@ -40,6 +40,7 @@ export { SearchBacklog } from './data/backlog';
 export { ContactSearch } from './search/contact-search.service';
 export { contactGrams, SEARCH_FIELDS } from './data/grams';
 export { SearchIndex } from './search/search-index';
+export { Walkers, type WalkerSettings } from './search/walkers';
 export { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './data/tree/integrity';
 export { directoryChangesInFlight, onDirectoryCommit } from './data/tree/change-queue';
 export { ContactWrites, type WriteWords } from './write/contact-writes.service';

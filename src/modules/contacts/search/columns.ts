@@ -3,14 +3,17 @@ import { directoryVersions } from '../data/tree/lock';
 import { indexedRows } from '../data/index.queries';
 import { joinedGramsView, type SearchableFields } from '../data/grams';
 import { compareCodePoints } from '../../../lib/text';
-import { Growable } from './growable';
+import { Growable, GrowableTexts } from './growable';
 import { fieldsOfBytes, indexedTextOf, SEPARATOR } from './matching';
-import { breather, buildPostings, type GramPostings } from './postings';
+import { breather, buildPostings, type PostingsData } from './postings';
+import { sharedArray, sharedLike } from './shared-arrays';
+import { SearchSnapshot } from './snapshot';
 
 /**
  * One entry per contact, by slot (name order), in typed arrays: at a million contacts every byte
  * a contact holds is a megabyte (docs/performance.md, "The search index's memory"). Ids fit in
- * 32 bits; order keys do not.
+ * 32 bits; order keys do not. Each array is in shared memory (shared-arrays.ts), so that the walk
+ * threads read it where it is.
  */
 export interface Columns {
   ids: Int32Array;
@@ -50,13 +53,23 @@ export interface SnapshotTexts {
   starts: Uint32Array;
 }
 
+let serials = 0;
+
 /**
- * Reads the directory's versions, then all its contacts (inactive ones too, for the listings'
- * include_inactive), into the columns and postings of a snapshot (snapshot.ts SearchSnapshot.load).
+ * A snapshot of the directory (snapshot.ts): reads the directory's versions, then all its
+ * contacts (inactive ones too, for the listings' include_inactive). The contacts are at least as
+ * new as the versions (a change committed in between only makes them newer), whatever the
+ * isolation level, and no transaction is held open while they are read.
  */
-export async function readColumns(db: Db): Promise<{ versions: { version: number; search_version: number }; columns: Columns; grams: GramPostings }> {
+export async function loadSnapshot(db: Db): Promise<SearchSnapshot> {
+  const { versions, columns, postings } = await readColumns(db);
+  return new SearchSnapshot({ serial: ++serials, version: versions.search_version, treeVersion: versions.version, columns, postings });
+}
+
+/** The versions, the columns and the postings of a snapshot (loadSnapshot). */
+async function readColumns(db: Db): Promise<{ versions: { version: number; search_version: number }; columns: Columns; postings: PostingsData }> {
   const versions = await directoryVersions(db);
-  const texts: string[] = [];
+  const texts = new GrowableTexts();
   const names: string[] = [];
   const int = () => new Growable((n) => new Int32Array(n));
   const byte = () => new Growable((n) => new Uint8Array(n));
@@ -88,8 +101,10 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
   const ids = inOrder(readIds, order);
   const treeOrds = inOrder(ords.finish(), order);
   // the pre-order once per build, so that a listing sorts its matches as integers
-  const byRank = Int32Array.from(ids.keys()).sort((a, b) => treeOrds[a] - treeOrds[b] || ids[a] - ids[b]);
-  const ranks = new Int32Array(ids.length);
+  const byRank = sharedArray(Int32Array, ids.length);
+  for (let slot = 0; slot < ids.length; slot++) byRank[slot] = slot;
+  byRank.sort((a, b) => treeOrds[a] - treeOrds[b] || ids[a] - ids[b]);
+  const ranks = sharedArray(Int32Array, ids.length);
   byRank.forEach((slot, rank) => {
     ranks[slot] = rank;
   });
@@ -111,27 +126,25 @@ export async function readColumns(db: Db): Promise<{ versions: { version: number
     active: inOrder(built.active.finish(), order),
   };
   // the posting lists from the texts, in slot order (the grams of a text are its fields')
-  const grams = await buildPostings(ids.length, (slot) => joinedGramsView(bytes.toString('utf8', starts[slot], starts[slot + 1]), SEPARATOR));
-  return { versions, columns, grams };
+  const postings = await buildPostings(ids.length, (slot) => joinedGramsView(bytes.toString('utf8', starts[slot], starts[slot + 1]), SEPARATOR));
+  return { versions, columns, postings };
 }
 
 /**
- * The texts read (`texts`, by row) as UTF-8 in slot order (`order` gives the row at each slot),
- * and where the fields of each start and its listed ones end. Each string is let go once
- * written, so the strings and the bytes are not all held at once.
+ * The texts read (`texts`, by row) in slot order (`order` gives the row at each slot), and
+ * where the fields of each start and its listed ones end.
  */
-async function encodeTexts(texts: string[], order: Int32Array) {
-  let size = 0;
-  for (const text of texts) size += Buffer.byteLength(text, 'utf8');
-  const memory = new ArrayBuffer(4 * Math.floor(size / 4) + 4);
+async function encodeTexts(texts: GrowableTexts, order: Int32Array) {
+  const size = texts.bytes;
+  const read = texts.finish();
+  const memory = new SharedArrayBuffer(4 * Math.floor(size / 4) + 4);
   const bytes = Buffer.from(memory);
-  const starts = new Uint32Array(order.length + 1);
-  const listedEnds = new Uint16Array(order.length);
-  const fieldStarts = new Uint16Array(3 * order.length);
+  const starts = sharedArray(Uint32Array, order.length + 1);
+  const listedEnds = sharedArray(Uint16Array, order.length);
+  const fieldStarts = sharedArray(Uint16Array, 3 * order.length);
   for (let slot = 0; slot < order.length; slot++) {
     const start = starts[slot];
-    const end = start + bytes.write(texts[order[slot]], start, 'utf8');
-    texts[order[slot]] = '';
+    const end = start + read.copyTo(order[slot], bytes, start);
     starts[slot + 1] = end;
     const fields = fieldsOfBytes(bytes, start, end);
     listedEnds[slot] = fields.listedEnd;
@@ -161,14 +174,14 @@ function nameOrder(names: string[], ids: Int32Array): Int32Array {
 
 /** The slot of each row read, in the order read: by id, since the rows come in id order (indexedRows). */
 function slotsOf(order: Int32Array): Int32Array {
-  const slots = new Int32Array(order.length);
+  const slots = sharedArray(Int32Array, order.length);
   for (let slot = 0; slot < order.length; slot++) slots[order[slot]] = slot;
   return slots;
 }
 
-/** A column read in the table's order, by slot: `order` gives the row at each slot (`width` entries a row). */
+/** A column read in the table's order, by slot, in shared memory: `order` gives the row at each slot (`width` entries a row). */
 function inOrder<A extends Int32Array | Uint8Array | Uint16Array | Float64Array>(read: A, order: Int32Array, width = 1): A {
-  const out = new (read.constructor as new (length: number) => A)(read.length);
+  const out = sharedLike(read);
   for (let slot = 0; slot < order.length; slot++) {
     for (let k = 0; k < width; k++) out[slot * width + k] = read[order[slot] * width + k];
   }

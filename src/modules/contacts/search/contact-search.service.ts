@@ -51,7 +51,7 @@ export class ContactSearch {
     const needle = input.q.toLowerCase();
     const view = this.index && (await this.index.at(versions, needle));
     const upTo = offset + limit;
-    const ranked = view ? view.search(needle, filters, upTo) : await rankedSearch(this.db, { ...filters, search: input.q }, upTo);
+    const ranked = view ? await view.search(needle, filters, upTo) : await rankedSearch(this.db, { ...filters, search: input.q }, upTo);
     const { total } = ranked;
     const contacts = await this.contactsByIds(ranked.ids.slice(offset));
     return {

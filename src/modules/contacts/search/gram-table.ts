@@ -1,13 +1,33 @@
+import { sharedArray } from './shared-arrays';
+
+/** A gram table's arrays and size (GramTable.data), in shared memory: a walk thread's table over them is the same table. */
+export interface GramTableData {
+  grams: Float64Array;
+  ids: Int32Array;
+  size: number;
+}
+
 /**
  * The id of each gram (0, 1, 2, ... as first seen): an open-addressed hash table in two typed
  * arrays. A Map took a third of a build's time at a million contacts, its keys (up to 51 bits)
  * each a heap number.
  */
 export class GramTable {
-  private grams = new Float64Array(1 << 16);
+  private grams: Float64Array;
   /** -1: an empty place */
-  private ids = new Int32Array(1 << 16).fill(-1);
-  size = 0;
+  private ids: Int32Array;
+  size: number;
+
+  /** An empty table, or one over the arrays of another (in another thread, say), which neither then adds to. */
+  constructor(data: GramTableData = { grams: sharedArray(Float64Array, 1 << 16), ids: sharedArray(Int32Array, 1 << 16).fill(-1), size: 0 }) {
+    this.grams = data.grams;
+    this.ids = data.ids;
+    this.size = data.size;
+  }
+
+  get data(): GramTableData {
+    return { grams: this.grams, ids: this.ids, size: this.size };
+  }
 
   /** The id of a gram, -1 for one never seen. */
   get(gram: number): number {
@@ -45,8 +65,8 @@ export class GramTable {
 
   private grow(): void {
     const { grams, ids } = this;
-    this.grams = new Float64Array(2 * grams.length);
-    this.ids = new Int32Array(2 * ids.length).fill(-1);
+    this.grams = sharedArray(Float64Array, 2 * grams.length);
+    this.ids = sharedArray(Int32Array, 2 * ids.length).fill(-1);
     for (let at = 0; at < ids.length; at++) {
       if (ids[at] < 0) continue;
       const place = this.placeOf(grams[at]);

@@ -14,6 +14,16 @@ export interface ChangedContact extends IndexedText {
 }
 
 /**
+ * The changed contacts at one moment, and the snapshot's slots of them, ascending: what a walk
+ * skips (snapshot.ts) and its view adds (view.ts). Taken together, so that the two agree even
+ * when the walk runs in another thread while more changed contacts are read.
+ */
+export interface ChangedState {
+  skip: Int32Array;
+  contacts: readonly ChangedContact[];
+}
+
+/**
  * At most this many changed contacts are kept beside a snapshot. Each search walks all of them,
  * so past this a new snapshot is built, and SQL answers until it is (a move that relabels a
  * large unit can change more at once).
@@ -50,16 +60,25 @@ export class ChangedContacts {
   version: number;
   /** more than MAX_CHANGED: of no more use */
   overflowed = false;
+  /** current()'s answer until a read brings rows */
+  private state: ChangedState | null = null;
 
   constructor(readonly snapshot: SearchSnapshot) {
     this.shadowed = new Uint8Array(snapshot.size);
     this.version = snapshot.treeVersion;
   }
 
+  /** The changed contacts as they are now, with the slots they shadow (ChangedState). */
+  current(): ChangedState {
+    this.state ??= { skip: Int32Array.from(this.shadowedSlots).sort(), contacts: [...this.contacts.values()] };
+    return this.state;
+  }
+
   /** Reads the contacts changed since `version` (rows changed again are read again) and brings `version` to the directory's. */
   async catchUp(db: Db): Promise<void> {
     const { version } = await directoryVersions(db);
     const rows = await indexedRowsChangedSince(db, this.version, MAX_CHANGED + 1);
+    if (rows.length > 0) this.state = null;
     for (const row of rows) {
       const id = Number(row.id);
       const text = indexedTextOf(row);

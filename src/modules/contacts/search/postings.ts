@@ -1,5 +1,6 @@
 import { gramPair } from '../data/grams';
-import { GramTable } from './gram-table';
+import { GramTable, type GramTableData } from './gram-table';
+import { sharedArray, sharedCopy } from './shared-arrays';
 
 /**
  * Trigram posting lists: the contacts (numbers, ascending) holding each gram. The grams are
@@ -24,6 +25,18 @@ export interface GramPostings {
 }
 
 /**
+ * The posting lists as built (buildPostings), in shared memory: the gram table, each list's
+ * length, and the lists as varint gaps one after another with where each one's bytes start.
+ * postingsOver answers over them in any thread.
+ */
+export interface PostingsData {
+  table: GramTableData;
+  lengths: Int32Array;
+  bytes: Uint8Array;
+  starts: Float64Array;
+}
+
+/**
  * Builds the posting lists of `contacts` contacts, numbered 0 to contacts - 1, from the grams of
  * each (`gramsOf`: each gram once or more, in any order, read before its next call). Each
  * contact's grams are asked for twice, in number order: once to size each list's bytes, once to
@@ -33,7 +46,7 @@ export interface GramPostings {
  * (docs/performance.md, "The search index's build at a million contacts"). A gram repeated
  * within a contact is seen by its list's last number, so the grams need no sort.
  */
-export async function buildPostings(contacts: number, gramsOf: (n: number) => ArrayLike<number>): Promise<GramPostings> {
+export async function buildPostings(contacts: number, gramsOf: (n: number) => ArrayLike<number>): Promise<PostingsData> {
   const table = new GramTable();
   let lengths = new Int32Array(1 << 16);
   // each list's bytes, then where its next byte goes; and its last number so far (-1: none)
@@ -56,9 +69,9 @@ export async function buildPostings(contacts: number, gramsOf: (n: number) => Ar
     await breather(n);
   }
   const gramCount = table.size;
-  const starts = new Float64Array(gramCount + 1);
+  const starts = sharedArray(Float64Array, gramCount + 1);
   for (let g = 0; g < gramCount; g++) starts[g + 1] = starts[g] + sizes[g];
-  const bytes = new Uint8Array(starts[gramCount]);
+  const bytes = sharedArray(Uint8Array, starts[gramCount]);
   sizes.set(starts.subarray(0, gramCount));
   last.fill(-1);
   for (let n = 0; n < contacts; n++) {
@@ -78,8 +91,15 @@ export async function buildPostings(contacts: number, gramsOf: (n: number) => Ar
     }
     await breather(n);
   }
-  const lists: EncodedLists = { bytes, starts };
-  lengths = lengths.slice(0, gramCount);
+  return { table: table.data, lengths: sharedCopy(lengths.subarray(0, gramCount)), bytes, starts };
+}
+
+/** The answers over posting lists built by buildPostings, in this thread or another. */
+export function postingsOver(data: PostingsData): GramPostings {
+  const table = new GramTable(data.table);
+  const { lengths } = data;
+  const lists: EncodedLists = { bytes: data.bytes, starts: data.starts };
+  // the grams of each pair (gramPair), for a two-character term's lists
   const byPair = new Map<number, number[]>();
   table.forEach((gram, id) => {
     const pair = gramPair(gram);

@@ -2,8 +2,10 @@ import type { Db } from '../../../lib/db';
 import type { DirectoryVersions } from '../data/tree/lock';
 import { SEPARATOR } from './matching';
 import { ChangedContacts, REBUILD_AFTER } from './overlay';
-import { SearchSnapshot } from './snapshot';
+import { loadSnapshot } from './columns';
+import type { SearchSnapshot } from './snapshot';
 import { SearchView } from './view';
+import type { Walkers } from './walkers';
 
 /**
  * What each build reports (for the service's metrics): whether it succeeded, and when the build
@@ -51,6 +53,7 @@ export class SearchIndex {
   private readonly onError: (err: unknown) => void;
   private readonly onBuild: (build: IndexBuild) => void;
   private readonly now: () => number;
+  private readonly walkers: Walkers | undefined;
 
   constructor(deps: {
     db: Db;
@@ -60,6 +63,8 @@ export class SearchIndex {
     onError: (err: unknown) => void;
     onBuild?: (build: IndexBuild) => void;
     now?: () => number;
+    /** where a term's walks run (none: in this thread) */
+    walkers?: Walkers;
   }) {
     this.db = deps.db;
     this.refreshMs = deps.refreshMs;
@@ -68,6 +73,7 @@ export class SearchIndex {
     this.onBuild = deps.onBuild ?? (() => undefined);
     this.now = deps.now ?? Date.now;
     this.intervalMs = this.refreshMs;
+    this.walkers = deps.walkers;
   }
 
   /**
@@ -84,7 +90,7 @@ export class SearchIndex {
   /** at() for an answer that searches no term (the counters of the whole directory, say). */
   async view(versions: DirectoryVersions, tree = false): Promise<SearchView | null> {
     const current = (s: SearchSnapshot | null): s is SearchSnapshot => s !== null && (s.treeVersion >= versions.directory || (!tree && s.version >= versions.search));
-    if (current(this.snapshot)) return new SearchView(this.snapshot, null);
+    if (current(this.snapshot)) return new SearchView(this.snapshot, null, this.walkers);
     this.newestAsked = {
       version: Math.max(this.newestAsked.version, versions.search),
       treeVersion: Math.max(this.newestAsked.treeVersion, versions.directory),
@@ -93,7 +99,7 @@ export class SearchIndex {
       while (!current(this.snapshot)) {
         if (!(await this.build())) return null;
       }
-      return new SearchView(this.snapshot, null);
+      return new SearchView(this.snapshot, null, this.walkers);
     }
     // a build when the interval has passed and enough contacts changed (or there is no snapshot
     // to add them to): checked before the read of the changed contacts, which it may overlap,
@@ -106,7 +112,7 @@ export class SearchIndex {
     const changed = await this.changedUpTo(versions.directory);
     if (changed) {
       buildIfDue();
-      return new SearchView(changed.snapshot, changed);
+      return new SearchView(changed.snapshot, changed, this.walkers);
     }
     // too many changes to add to each answer: a new snapshot, now
     if (this.changed?.overflowed && !this.building) void this.build();
@@ -174,7 +180,7 @@ export class SearchIndex {
       const startedAt = this.now();
       this.lastBuild = startedAt;
       this.newestAsked = { version: 0, treeVersion: 0 };
-      this.building = SearchSnapshot.load(this.db)
+      this.building = loadSnapshot(this.db)
         .then((built) => {
           // the directory version grows with every change of either kind: the newer build wins
           if (!this.snapshot || built.treeVersion >= this.snapshot.treeVersion) {

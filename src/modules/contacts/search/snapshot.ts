@@ -1,11 +1,29 @@
-import type { Db } from '../../../lib/db';
 import { gramQueryOf, gramPair } from '../data/grams';
 import { conditionsOf, counterOver, predicateOver, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
 import { columnReader, countSlot, walkFilter } from './slot-tests';
-import { readColumns, type Columns } from './columns';
+import type { Columns } from './columns';
 import { bytesInclude, sortNameOfText, termBytes, textRank } from './matching';
-import type { GramPostings } from './postings';
+import { postingsOver, type GramPostings, type PostingsData } from './postings';
 import { firstInOrder } from './order';
+
+/**
+ * What a snapshot is made of (columns.ts loadSnapshot), all of it in shared memory
+ * (shared-arrays.ts): what a walk thread is handed to answer over the same snapshot (walkers.ts).
+ */
+export interface SnapshotData {
+  /** a number of its own in this process, to tell snapshots apart */
+  serial: number;
+  version: number;
+  treeVersion: number;
+  columns: Columns;
+  postings: PostingsData;
+}
+
+/** How many filters' counts over a whole snapshot it keeps (counted). */
+const COUNTS_KEPT = 256;
+
+/** No slot skipped. */
+const NONE = new Int32Array(0);
 
 /**
  * The directory at one version, held for searches: each contact's searchable fields
@@ -18,28 +36,24 @@ import { firstInOrder } from './order';
  * `version` is the search version it reflects (enough for what a search shows), `treeVersion`
  * the directory version (a move changes parents and order keys, and bumps only that one): a
  * listing, which uses the tree columns, needs both to be current, or the contacts changed since
- * read afresh (overlay.ts). Each walk takes `skip`, the slots of those contacts.
+ * read afresh (overlay.ts). Each walk takes `skip`, the slots of those contacts, ascending.
+ * Made over its data in the thread that built it and in each walk thread.
  */
-/** How many filters' counts over a whole snapshot it keeps (counted). */
-const COUNTS_KEPT = 256;
-
 export class SearchSnapshot {
-  private constructor(
-    readonly version: number,
-    readonly treeVersion: number,
-    private readonly c: Columns,
-    private readonly grams: GramPostings,
-  ) {}
+  readonly serial: number;
+  readonly version: number;
+  readonly treeVersion: number;
+  private readonly c: Columns;
+  private readonly grams: GramPostings;
 
-  /**
-   * Reads the directory's versions, then all its contacts (inactive ones too, for the listings'
-   * include_inactive): the contacts are at least as new as the versions (a change committed in
-   * between only makes them newer), whatever the isolation level, and no transaction is held
-   * open while they are read.
-   */
-  static async load(db: Db): Promise<SearchSnapshot> {
-    const { versions, columns, grams } = await readColumns(db);
-    return new SearchSnapshot(versions.search_version, versions.version, columns, grams);
+  constructor(readonly data: SnapshotData) {
+    ({ serial: this.serial, version: this.version, treeVersion: this.treeVersion } = data);
+    const { texts } = data.columns;
+    // a Buffer posted to another thread arrives as a Uint8Array over the same memory
+    const posted: Uint8Array = texts.bytes;
+    const bytes = Buffer.isBuffer(posted) ? posted : Buffer.from(posted.buffer, posted.byteOffset, posted.byteLength);
+    this.c = { ...data.columns, texts: { ...texts, bytes } };
+    this.grams = postingsOver(data.postings);
   }
 
   /** How many contacts it holds (its slots are 0 to size - 1). */
@@ -93,7 +107,7 @@ export class SearchSnapshot {
    * among the active contacts, but those in `skip`: for each rank (matching.ts searchRank) the
    * first `limit` slots, in name order, and the count of all.
    */
-  ranked(needle: string, f: Omit<ContactFilters, 'search'>, limit: number, skip?: Uint8Array): { ranked: number[][]; total: number } {
+  ranked(needle: string, f: Omit<ContactFilters, 'search'>, limit: number, skip: Int32Array = NONE): { ranked: number[][]; total: number } {
     const { texts, emailCased, fieldStarts } = this.c;
     const { bytes, words, starts: textStarts } = texts;
     const term = termBytes(needle);
@@ -103,10 +117,13 @@ export class SearchSnapshot {
     const ranked: number[][] = [[], [], []];
     let total = 0;
     const candidates = this.candidates(needle);
+    // the skipped slots and the candidates are both ascending: `skipped` is the first skipped slot not below the candidate
+    let skipped = 0;
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
       const start = textStarts[slot];
-      if (skip?.[slot] || (activeOnly && active[slot] !== 1) || (others !== null && !others(slot))) continue;
+      while (skipped < skip.length && skip[skipped] < slot) skipped++;
+      if ((skipped < skip.length && skip[skipped] === slot) || (activeOnly && active[slot] !== 1) || (others !== null && !others(slot))) continue;
       if (!bytesInclude(bytes, words, start, textStarts[slot + 1], term)) continue;
       total++;
       starts.email = fieldStarts[3 * slot];
@@ -124,7 +141,7 @@ export class SearchSnapshot {
    * and hold the lower-cased term in one of LIST_SEARCH_FIELDS. The first `upTo` of their places
    * in the pre-order, ascending (firstInOrder), how many they are, and the counters over them.
    */
-  matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip?: Uint8Array, upTo = Number.POSITIVE_INFINITY): { ranks: Int32Array; total: number; counts: SetCounts } {
+  matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip: Int32Array = NONE, upTo = Number.POSITIVE_INFINITY): { ranks: Int32Array; total: number; counts: SetCounts } {
     const { texts, listedEnds, ranks, active } = this.c;
     const { bytes, words, starts } = texts;
     const term = termBytes(needle);
@@ -133,9 +150,11 @@ export class SearchSnapshot {
     let n = 0;
     const counts: SetCounts = { roots: 0, supers: 0, admins: 0 };
     const candidates = this.candidates(needle);
+    let skipped = 0;
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];
-      if (skip?.[slot]) continue;
+      while (skipped < skip.length && skip[skipped] < slot) skipped++;
+      if (skipped < skip.length && skip[skipped] === slot) continue;
       // a term holds no SEPARATOR: it lies in a listed field when it lies before their end
       if ((activeOnly && active[slot] !== 1) || (others !== null && !others(slot))) continue;
       if (!bytesInclude(bytes, words, starts[slot], starts[slot] + listedEnds[slot], term)) continue;

@@ -1,25 +1,31 @@
 import { compareCodePoints } from '../../../lib/text';
 import { conditionsOf, countInto, predicateOf, statistics, type ContactFilters, type ContactStatistics, type OrdRange } from '../domain/filters';
 import { listedMatch, searchRank } from './matching';
-import type { ChangedContact, ChangedContacts } from './overlay';
+import type { ChangedContact, ChangedContacts, ChangedState } from './overlay';
 import type { SearchSnapshot } from './snapshot';
+import { Walkers } from './walkers';
 
 type Filters = Omit<ContactFilters, 'search'>;
 
 const byName = (a: { sortName: string; id: number }, b: { sortName: string; id: number }) => compareCodePoints(a.sortName, b.sortName) || a.id - b.id;
 const byOrder = (a: ChangedContact, b: ChangedContact) => a.columns.tree_ord - b.columns.tree_ord || a.id - b.id;
 
+/** Every walk in this thread: a view's walks when it is given no walk threads. */
+const IN_THREAD = new Walkers({ threads: 0, from: 0 });
+
 /**
  * What answers a search from memory: a snapshot, and the contacts changed since its build
  * (null: none, the snapshot is current). The snapshot's walks skip the changed contacts; each
  * answer adds those of them that match, as they are now, in their places: by name for the
  * search endpoint, by order key for a listing. Both are what SQL would answer at the version the
- * changed contacts were read up to.
+ * changed contacts were read up to. A term's walks run on `walkers` (walkers.ts), each with the
+ * changed contacts as they were when it began (ChangedState), whatever is read while it runs.
  */
 export class SearchView {
   constructor(
     private readonly snapshot: SearchSnapshot,
     private readonly changed: ChangedContacts | null,
+    private readonly walkers: Walkers = IN_THREAD,
   ) {}
 
   /** How many changed contacts it adds to the snapshot's answers (0: the snapshot is current). */
@@ -32,11 +38,12 @@ export class SearchView {
    * among the active contacts: exact service number or e-mail, then name prefix, then the rest,
    * each by name; the ids of the first `limit` and the count of all.
    */
-  search(needle: string, f: Filters, limit: number): { ids: number[]; total: number } {
-    const { ranked, total } = this.snapshot.ranked(needle, f, limit, this.changed?.shadowed);
+  async search(needle: string, f: Filters, limit: number): Promise<{ ids: number[]; total: number }> {
+    const now = this.now();
+    const { ranked, total } = await this.walkers.run(this.snapshot, { walk: 'ranked', needle, filters: walkFilters(f), limit, skip: now.skip });
     const admits = predicateOf(conditionsOf(f));
     const added: ChangedContact[][] = [[], [], []];
-    for (const c of this.changedContacts()) {
+    for (const c of now.contacts) {
       if (admits(c.columns) && c.text.includes(needle)) {
         added[searchRank(c.text, c.serviceNo, c.email, needle)].push(c);
       }
@@ -57,10 +64,11 @@ export class SearchView {
    * One page of a listing's matched set (the directory's pre-order): the ids at
    * [offset, offset + limit), and the counters over the whole set (statisticsOf's).
    */
-  listingPage(needle: string, f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): { ids: number[]; statistics: ContactStatistics } {
+  async listingPage(needle: string, f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): Promise<{ ids: number[]; statistics: ContactStatistics }> {
+    const now = this.now();
     const upTo = page.offset + page.limit;
-    const { ranks, total, counts } = this.snapshot.matchRanks(needle, f, range, this.changed?.shadowed, upTo);
-    const added = this.listedChanges(needle, f, range);
+    const { ranks, total, counts } = await this.walkers.run(this.snapshot, { walk: 'matched', needle, filters: walkFilters(f), range, skip: now.skip, upTo });
+    const added = this.listedChanges(needle, f, range, now.contacts);
     for (const c of added) countInto(counts, c.columns);
     return { ids: this.merged(ranks, added, page), statistics: statistics(total + added.length, counts) };
   }
@@ -71,7 +79,7 @@ export class SearchView {
    */
   listingWindow(f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): number[] {
     const ranks = this.snapshot.listedRanks(f, range, page.offset + page.limit, this.changed?.shadowed);
-    return this.merged(ranks, this.listedChanges(null, f, range), page);
+    return this.merged(ranks, this.listedChanges(null, f, range, this.now().contacts), page);
   }
 
   /**
@@ -110,7 +118,7 @@ export class SearchView {
     const { total, counts } = this.snapshot.counted(f, range, this.changed?.shadowedSlots);
     const admits = predicateOf(conditionsOf(f, range));
     let added = 0;
-    for (const c of this.changedContacts()) {
+    for (const c of this.now().contacts) {
       if (!admits(c.columns)) continue;
       added++;
       countInto(counts, c.columns);
@@ -119,24 +127,33 @@ export class SearchView {
   }
 
   /** The ids of a listing's matched set, in no useful order (a unit tree reads their rows afresh). */
-  listingIds(needle: string, f: Filters): number[] {
-    const { ranks } = this.snapshot.matchRanks(needle, f, undefined, this.changed?.shadowed);
+  async listingIds(needle: string, f: Filters): Promise<number[]> {
+    const now = this.now();
+    const { ranks } = await this.walkers.run(this.snapshot, { walk: 'matched', needle, filters: walkFilters(f), skip: now.skip });
     const ids = Array.from(ranks, (rank) => this.snapshot.idAt(this.snapshot.slotAtRank(rank)));
-    for (const c of this.listedChanges(needle, f, undefined)) ids.push(c.id);
+    for (const c of this.listedChanges(needle, f, undefined, now.contacts)) ids.push(c.id);
     return ids;
   }
 
   /** The changed contacts in a listing's matched set (null: a listing without a search), in the pre-order. */
-  private listedChanges(needle: string | null, f: Filters, range: OrdRange | undefined): ChangedContact[] {
+  private listedChanges(needle: string | null, f: Filters, range: OrdRange | undefined, contacts: readonly ChangedContact[]): ChangedContact[] {
     const admits = predicateOf(conditionsOf(f, range));
     const found: ChangedContact[] = [];
-    for (const c of this.changedContacts()) {
+    for (const c of contacts) {
       if (admits(c.columns) && (needle === null || listedMatch(c.text, c.listedEnd, needle))) found.push(c);
     }
     return found.sort(byOrder);
   }
 
-  private changedContacts(): Iterable<ChangedContact> {
-    return this.changed ? this.changed.contacts.values() : [];
+  /** The changed contacts now, and the slots a walk skips for them. */
+  private now(): ChangedState {
+    return this.changed ? this.changed.current() : UNCHANGED;
   }
+}
+
+const UNCHANGED: ChangedState = { skip: new Int32Array(0), contacts: [] };
+
+/** The filters a walk tests, and nothing else of the request's (a walk thread is posted them). */
+function walkFilters(f: Filters): Filters {
+  return { unit_id: f.unit_id, department_id: f.department_id, role_filter: f.role_filter, include_inactive: f.include_inactive };
 }

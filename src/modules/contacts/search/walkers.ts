@@ -1,0 +1,176 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ContactFilters, OrdRange, SetCounts } from '../domain/filters';
+import type { SearchSnapshot, SnapshotData } from './snapshot';
+
+/**
+ * The walks of a term over a snapshot's candidates, on threads of their own. At a million
+ * contacts a term's walk is most of a search's CPU (some 2 ms of some 3), and the service's one
+ * JavaScript thread did it between parsing, authenticating and serializing the other requests,
+ * while the machine's other CPU waited. A walk thread reads the snapshot's arrays where they are
+ * (they are in shared memory: shared-arrays.ts), so the index is held once however many threads
+ * walk it, and each walk posts a few numbers there and back (docs/performance.md, "Walks on a
+ * thread of their own").
+ */
+
+type Filters = Omit<ContactFilters, 'search'>;
+
+/** A walk: the search endpoint's (snapshot.ts ranked) or a listing's (matchRanks). */
+export type Walk =
+  | { walk: 'ranked'; needle: string; filters: Filters; limit: number; skip?: Int32Array }
+  | { walk: 'matched'; needle: string; filters: Filters; range?: OrdRange; skip?: Int32Array; upTo?: number };
+
+export interface WalkResults {
+  ranked: { ranked: number[][]; total: number };
+  matched: { ranks: Int32Array; total: number; counts: SetCounts };
+}
+
+/** Runs a walk on a snapshot, in this thread: the service's or a walk thread's. */
+export function walkOn<W extends Walk>(snapshot: SearchSnapshot, w: W): WalkResults[W['walk']] {
+  const result = w.walk === 'ranked' ? snapshot.ranked(w.needle, w.filters, w.limit, w.skip) : snapshot.matchRanks(w.needle, w.filters, w.range, w.skip, w.upTo);
+  return result as WalkResults[W['walk']];
+}
+
+export interface WalkerSettings {
+  /** how many walk threads; 0: every walk runs in the service's thread */
+  threads: number;
+  /** from how many contacts in a snapshot its walks go to the threads: below, a walk costs less than the trip */
+  from: number;
+}
+
+/** How many snapshots a walk thread keeps (the newest): the one that answers, and the one before it while requests still hold it. */
+export const HELD = 2;
+
+/** What a walk thread is sent: the snapshot's data the first time it walks that snapshot. */
+export interface WalkRequest {
+  id: number;
+  serial: number;
+  data?: SnapshotData;
+  walk: Walk;
+}
+
+export type WalkReply = { id: number; result: WalkResults[Walk['walk']] } | { id: number; error: string };
+
+/**
+ * The walk threads of one service, started when a walk first needs one. A walk goes to the
+ * thread with the fewest walks waiting; one that fails there (the thread died, say) is
+ * reported and runs in this thread instead, and the thread is started again for the next.
+ */
+export class Walkers {
+  private readonly threads: (WalkThread | null)[];
+
+  constructor(
+    private readonly settings: WalkerSettings,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {
+    this.threads = Array.from({ length: settings.threads }, () => null);
+  }
+
+  async run<W extends Walk>(snapshot: SearchSnapshot, w: W): Promise<WalkResults[W['walk']]> {
+    if (this.threads.length === 0 || snapshot.size < this.settings.from) return walkOn(snapshot, w);
+    try {
+      return (await this.leastBusy().send(snapshot.data, w)) as WalkResults[W['walk']];
+    } catch (err) {
+      this.onError(err);
+      return walkOn(snapshot, w);
+    }
+  }
+
+  /** How many walk threads run now. */
+  get running(): number {
+    return this.threads.filter((t) => t !== null && !t.stopped).length;
+  }
+
+  /** Stops the threads; a walk after this starts them again. */
+  async close(): Promise<void> {
+    const running = this.threads.filter((t): t is WalkThread => t !== null);
+    this.threads.fill(null);
+    await Promise.all(running.map((t) => t.stop()));
+  }
+
+  private leastBusy(): WalkThread {
+    let best = 0;
+    for (let i = 0; i < this.threads.length; i++) {
+      if (!this.threads[i] || this.threads[i]!.stopped) this.threads[i] = new WalkThread();
+      if (this.threads[i]!.waiting < this.threads[best]!.waiting) best = i;
+    }
+    return this.threads[best]!;
+  }
+}
+
+/** The heap a walk thread may grow to: it keeps only small arrays of its own, the candidates of a walk. */
+const THREAD_HEAP_MB = 64;
+
+/** One walk thread, and the walks it was sent that have not come back. */
+class WalkThread {
+  private readonly worker = startThread();
+  private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (err: Error) => void }>();
+  /** the serials of the snapshots the thread holds, newest last: as the thread keeps them (walk-thread.ts) */
+  private readonly held: number[] = [];
+  private next = 0;
+  stopped = false;
+
+  constructor() {
+    // a walk thread never keeps the process alive: shutting down ends it
+    this.worker.unref();
+    this.worker.on('message', (reply: WalkReply) => {
+      const waiting = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      if ('error' in reply) waiting?.reject(new Error(`search walk thread: ${reply.error}`));
+      else waiting?.resolve(reply.result);
+    });
+    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('exit', (code) => this.fail(new Error(`search walk thread exited with code ${code}`)));
+  }
+
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  send(data: SnapshotData, walk: Walk): Promise<unknown> {
+    if (this.stopped) return Promise.reject(new Error('search walk thread stopped'));
+    const id = this.next++;
+    const first = !this.held.includes(data.serial);
+    if (first) {
+      this.held.push(data.serial);
+      if (this.held.length > HELD) this.held.shift();
+    }
+    const request: WalkRequest = { id, serial: data.serial, data: first ? data : undefined, walk };
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, {
+        resolve,
+        reject: (err) => {
+          // the thread may not hold the snapshot (it failed to take it): sent again with the next walk
+          const at = this.held.indexOf(data.serial);
+          if (at >= 0) this.held.splice(at, 1);
+          reject(err);
+        },
+      });
+      this.worker.postMessage(request);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.worker.terminate();
+  }
+
+  private fail(err: Error): void {
+    this.stopped = true;
+    for (const waiting of this.pending.values()) waiting.reject(err);
+    this.pending.clear();
+  }
+}
+
+/**
+ * A thread running walk-thread.ts, built (.js) or, from the TypeScript sources (the tests,
+ * `npm run dev`), compiled as it loads by tsx, which those run with.
+ */
+function startThread(): Worker {
+  const ext = path.extname(__filename);
+  const entry = path.join(__dirname, `walk-thread${ext}`);
+  const resourceLimits = { maxOldGenerationSizeMb: THREAD_HEAP_MB };
+  if (ext !== '.ts') return new Worker(entry, { resourceLimits });
+  const source = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(entry)});`;
+  return new Worker(source, { eval: true, resourceLimits });
+}
