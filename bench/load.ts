@@ -28,6 +28,12 @@ export function serviceEnv(admin: { email: string; password: string }, port: num
     ADMIN_PASSWORD: admin.password,
     // the write scenarios with a webhook subscribed deliver to a receiver on 127.0.0.1 (webhook-on.ts)
     WEBHOOKS_ALLOW_PRIVATE: 'true',
+    // glibc as the image sets it (Dockerfile): its thresholds fixed, so that large freed blocks
+    // go back to the system, and two arenas, where each thread (the search walk thread, say)
+    // would get one of its own that keeps what it freed
+    MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
+    MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? '131072',
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
   };
 }
 
