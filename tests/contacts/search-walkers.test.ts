@@ -61,24 +61,42 @@ describe('search walk threads', () => {
     }
   });
 
-  test('a walk whose thread stops under it is answered here and reported; the next walk starts a thread again', async () => {
+  /**
+   * A walk whose thread is stopped under it (before the thread has even started, so the walk is
+   * still waiting in it), then `after` with the walkers, a snapshot and its walks; the errors reported.
+   */
+  async function afterAFailedWalk(restartAfterMs: number, after: (walkers: Walkers, snapshot: SearchSnapshot, walks: Walk[]) => Promise<void>): Promise<unknown[]> {
     const errors: unknown[] = [];
-    const walkers = new Walkers({ threads: 1, from: 0 }, (err) => errors.push(err));
+    const walkers = new Walkers({ threads: 1, from: 0 }, (err) => errors.push(err), restartAfterMs);
     try {
       const snapshot = await loadSnapshot(ctx.db);
-      const [walk] = walksOver(snapshot);
-      // the thread is stopped before it has started, so the walk is still waiting in it
-      const waiting = walkers.run(snapshot, walk);
+      const walks = walksOver(snapshot);
+      const waiting = walkers.run(snapshot, walks[0]);
       await walkers.close();
-      expect(plain(await waiting)).toEqual(plain(walkOn(snapshot, walk)));
+      expect(plain(await waiting)).toEqual(plain(walkOn(snapshot, walks[0])));
       expect(errors).toHaveLength(1);
-      expect(String(errors[0])).toMatch(/search walk thread/);
-      expect(plain(await walkers.run(snapshot, walk))).toEqual(plain(walkOn(snapshot, walk)));
-      expect(walkers.running).toBe(1);
-      expect(errors).toHaveLength(1);
+      await after(walkers, snapshot, walks);
+      return errors;
     } finally {
       await walkers.close();
     }
+  }
+
+  test('a walk whose thread stops under it is answered here and reported; the next walk after the pause starts a thread again', async () => {
+    const errors = await afterAFailedWalk(0, async (walkers, snapshot, [walk]) => {
+      expect(plain(await walkers.run(snapshot, walk))).toEqual(plain(walkOn(snapshot, walk)));
+      expect(walkers.running).toBe(1);
+    });
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/search walk thread/);
+  });
+
+  test('after a failed walk, walks run in this thread for the pause, and start no thread', async () => {
+    const errors = await afterAFailedWalk(60_000, async (walkers, snapshot, walks) => {
+      for (const walk of walks) expect(plain(await walkers.run(snapshot, walk))).toEqual(plain(walkOn(snapshot, walk)));
+      expect(walkers.running).toBe(0);
+    });
+    expect(errors).toHaveLength(1);
   });
 
   test('a snapshot smaller than `from` is walked in this thread, and starts none', async () => {

@@ -51,27 +51,35 @@ export interface WalkRequest {
 
 export type WalkReply = { id: number; result: WalkResults[Walk['walk']] } | { id: number; error: string };
 
+/** After a walk failed on a thread, how long walks run in this thread before a thread is started again: one that cannot start is not started for every search. */
+const RESTART_AFTER_MS = 5_000;
+
 /**
  * The walk threads of one service, started when a walk first needs one. A walk goes to the
  * thread with the fewest walks waiting; one that fails there (the thread died, say) is
- * reported and runs in this thread instead, and the thread is started again for the next.
+ * reported and runs in this thread instead, as the walks do for `restartAfterMs`; the next
+ * walk after that starts the thread again.
  */
 export class Walkers {
   private readonly threads: (WalkThread | null)[];
+  /** until when walks run in this thread, after a failure */
+  private resumeAt = 0;
 
   constructor(
     private readonly settings: WalkerSettings,
     private readonly onError: (err: unknown) => void = () => undefined,
+    private readonly restartAfterMs = RESTART_AFTER_MS,
   ) {
     this.threads = Array.from({ length: settings.threads }, () => null);
   }
 
   async run<W extends Walk>(snapshot: SearchSnapshot, w: W): Promise<WalkResults[W['walk']]> {
-    if (this.threads.length === 0 || snapshot.size < this.settings.from) return walkOn(snapshot, w);
+    if (this.threads.length === 0 || snapshot.size < this.settings.from || Date.now() < this.resumeAt) return walkOn(snapshot, w);
     try {
       return (await this.leastBusy().send(snapshot.data, w)) as WalkResults[W['walk']];
     } catch (err) {
       this.onError(err);
+      this.resumeAt = Date.now() + this.restartAfterMs;
       return walkOn(snapshot, w);
     }
   }
