@@ -1,5 +1,5 @@
 import { COUNTED, predicateOver, type ColumnReader, type Condition, type SetCounts } from '../domain/filters';
-import type { Columns } from './columns';
+import type { Columns } from './snapshot-data';
 
 /**
  * The tests of a snapshot's slots (snapshot.ts) on its typed arrays. The walks over a term's

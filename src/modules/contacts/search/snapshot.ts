@@ -1,23 +1,10 @@
 import { gramQueryOf, gramPair } from '../data/grams';
 import { conditionsOf, counterOver, predicateOver, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
 import { columnReader, countSlot, walkFilter } from './slot-tests';
-import type { Columns } from './columns';
+import type { Columns, SnapshotData } from './snapshot-data';
 import { bytesInclude, sortNameOfText, termBytes, textRank } from './matching';
-import { postingsOver, type GramPostings, type PostingsData } from './postings';
+import { postingsOver, type GramPostings } from './postings';
 import { firstInOrder } from './order';
-
-/**
- * What a snapshot is made of (columns.ts loadSnapshot), all of it in shared memory
- * (shared-arrays.ts): what a walk thread is handed to answer over the same snapshot (walkers.ts).
- */
-export interface SnapshotData {
-  /** a number of its own in this process, to tell snapshots apart */
-  serial: number;
-  version: number;
-  treeVersion: number;
-  columns: Columns;
-  postings: PostingsData;
-}
 
 /** How many filters' counts over a whole snapshot it keeps (counted). */
 const COUNTS_KEPT = 256;

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ContactFilters, OrdRange, SetCounts } from '../domain/filters';
-import type { SearchSnapshot, SnapshotData } from './snapshot';
+import type { SearchSnapshot } from './snapshot';
+import type { SnapshotData } from './snapshot-data';
 
 /**
  * The walks of a term over a snapshot's candidates, on threads of their own. At a million
