@@ -103,7 +103,10 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
   const onError = (err: unknown) => logger.error({ err }, 'contact search index build failed');
   const onBuild = metrics?.searchIndexBuilt;
   // a term's walks on threads of their own at a million contacts (SEARCH_THREADS); a failed one runs here
-  const walkers = new Walkers(config.searchThreads, (err) => logger.error({ err }, 'contact search walk thread failed; the walk ran in the service thread'));
+  const walkers = new Walkers(config.searchThreads, {
+    onWalk: metrics?.searchWalked,
+    onError: (err) => logger.error({ err }, 'contact search walk thread failed; the walk ran in the service thread'),
+  });
   const index = config.searchIndex === 'memory' ? new SearchIndex({ db, refreshMs: config.searchIndexRefreshMs, onError, onBuild, walkers }) : null;
   const reads = new ContactReads({ db, index, pageDepth: config.lists.pageDepth });
   // the one writer of contacts: every other module that creates or changes one goes through it

@@ -48,6 +48,9 @@ test('deleting a contact without children records no move', async () => {
   const leaf = await f.createOk(f.contactBody(f.unitId));
   const since = await lastAuditId(ctx);
   expect((await request(ctx.app).delete(`/api/contacts/${leaf.id}`).set(bearer(superAdmin))).status).toBe(200);
-  const actions = (await ctx.db('audit_events').where('id', '>', since).pluck('action')).map(String);
+  // only this file's actor: on MySQL the test files share one database, and another file's
+  // deletes make moves of their own in the meantime
+  const actions = (await ctx.db('audit_events').where('id', '>', since).where('actor_id', superAdmin.id).pluck('action')).map(String);
+  expect(actions).toContain('contact.delete');
   expect(actions.filter((a) => a === 'contact.bulk_move')).toEqual([]);
 });

@@ -4,7 +4,7 @@ import { changeDirectory, insertContact } from '../../src/modules/contacts';
 import { insertContactForest } from '../../src/modules/contacts/data/forest.writer';
 import { findUserRow } from '../../src/modules/contacts/data/users.queries';
 import { countStatistics, listPage, searchSet, statisticsOf } from '../../src/modules/contacts/data/listing.queries';
-import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/data/candidates';
+import { LIST_SEARCH_FIELDS } from '../../src/modules/contacts/domain/grams';
 import { ChangedContacts } from '../../src/modules/contacts/search/overlay';
 import { rankedSearch } from '../../src/modules/contacts/data/search.queries';
 import { loadSnapshot } from '../../src/modules/contacts/search/columns';
@@ -179,12 +179,14 @@ describe('the index, current or with the contacts changed since, against SQL', (
     expect(changed.overflowed).toBe(false);
     await agreesWithSql(new SearchView(snapshot, changed), 17);
     // the same, each term walked on a walk thread over the snapshot's shared memory, skipping the changed contacts' slots as posted
-    const walkers = new Walkers({ threads: 1, from: 0 }, (err) => {
-      throw err;
-    });
+    const walked = { thread: 0, service: 0 };
+    const walkers = new Walkers({ threads: 1, from: 0 }, { onWalk: (on) => walked[on]++ });
     try {
       await agreesWithSql(new SearchView(snapshot, changed, walkers), 19);
       expect(walkers.running).toBe(1);
+      // every walk was the thread's: none failed over to this one
+      expect(walked.thread).toBeGreaterThan(0);
+      expect(walked.service).toBe(0);
     } finally {
       await walkers.close();
     }

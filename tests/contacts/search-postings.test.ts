@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { contactGramsView, gramPair, gramQueryOf, joinedGramsView } from '../../src/modules/contacts/data/grams';
+import { contactGramsView, gramPair, gramQueryOf, joinedGramsView } from '../../src/modules/contacts/domain/grams';
 import { indexedTextOf, SEPARATOR } from '../../src/modules/contacts/search/matching';
 import { buildPostings, postingsOver } from '../../src/modules/contacts/search/postings';
 

@@ -1,5 +1,5 @@
 import type request from 'supertest';
-import { setupTestContext } from '../helpers/context';
+import { setupTestContext, type TestContext } from '../helpers/context';
 import { createDepartment, createUnit, createUser, unique } from '../helpers/factory';
 import { contactsFixture, settingsOf } from './contacts-support';
 import { listSearchTests } from './list-search-suite';
@@ -9,7 +9,7 @@ import { listSearchTests } from './list-search-suite';
  * (list-search-suite.ts), run once per way of searching (SEARCH_INDEX memory and sql). Every search here is narrowed to a unit of the test's own, or
  * uses a term no other test can hold, so it sees only its own contacts.
  */
-export function searchSuite(env: Record<string, string>): void {
+export function searchSuite(env: Record<string, string>): TestContext {
   const ctx = setupTestContext({ RATE_LIMIT_MAX: '1000000', ...env });
   const fixture = contactsFixture(ctx, { admin: 'Super_admin', reader: true });
   const { search, create, update, remove } = fixture;
@@ -279,4 +279,5 @@ export function searchSuite(env: Record<string, string>): void {
   });
 
   listSearchTests(ctx, env, { reader: () => fixture.reader, admin: () => fixture.admin, contact });
+  return ctx;
 }

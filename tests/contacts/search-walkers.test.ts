@@ -1,6 +1,9 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { conditionsOf } from '../../src/modules/contacts/domain/filters';
 import { loadSnapshot } from '../../src/modules/contacts/search/columns';
 import type { SearchSnapshot } from '../../src/modules/contacts/search/snapshot';
-import { walkOn, Walkers, type Walk } from '../../src/modules/contacts/search/walkers';
+import { walkOn, Walkers, type Walk, type WalkedOn } from '../../src/modules/contacts/search/walkers';
 import { setupOwnTestContext } from '../helpers/context';
 import { createUnit, createUser, unique } from '../helpers/factory';
 
@@ -13,17 +16,27 @@ import { createUnit, createUser, unique } from '../helpers/factory';
  */
 
 const ctx = setupOwnTestContext('walkers');
-const ALL = { role_filter: 'all', include_inactive: false } as const;
+const ACTIVE = conditionsOf({ role_filter: 'all', include_inactive: false });
 const tag = unique('walk').toLowerCase();
+let unitId: number;
+/** the test's contacts, in the order made */
+const tagged: number[] = [];
 
-/** Walks of both kinds over the test's contacts: ranked, a listing's page with a slot skipped, a listing's whole set. */
+/**
+ * Walks of both kinds over the test's contacts: ranked, a listing's page with a slot skipped, a
+ * listing's whole set in a unit and of one role, and one within a range of order keys (a
+ * subtree's) that holds some of them.
+ */
 function walksOver(snapshot: SearchSnapshot): Walk[] {
   const skip = Int32Array.of(snapshot.slotOf(snapshot.idAt(0)));
+  const ords = tagged.slice(0, 4).map((id) => snapshot.treeOrdAt(snapshot.slotOf(id)));
+  const range = { after: Math.min(...ords) - 1, before: Math.max(...ords) + 1 };
   return [
-    { walk: 'ranked', needle: tag, filters: ALL, limit: 3 },
-    { walk: 'ranked', needle: tag.slice(0, 2), filters: { ...ALL, include_inactive: true }, limit: 100, skip },
-    { walk: 'matched', needle: tag, filters: ALL, skip, upTo: 4 },
-    { walk: 'matched', needle: tag, filters: { ...ALL, role_filter: 'user' } },
+    { walk: 'ranked', needle: tag, conditions: ACTIVE, limit: 3 },
+    { walk: 'ranked', needle: tag.slice(0, 2), conditions: [], limit: 100, skip },
+    { walk: 'matched', needle: tag, conditions: ACTIVE, skip, upTo: 4 },
+    { walk: 'matched', needle: tag, conditions: conditionsOf({ role_filter: 'user', include_inactive: false, unit_id: unitId }) },
+    { walk: 'matched', needle: tag, conditions: conditionsOf({ role_filter: 'all', include_inactive: true }, range) },
   ];
 }
 
@@ -34,14 +47,15 @@ function walksOver(snapshot: SearchSnapshot): Walk[] {
 const plain = (answer: unknown) => JSON.parse(JSON.stringify(answer, (_key, value: unknown) => (ArrayBuffer.isView(value) ? Array.from(value as Int32Array) : value)));
 
 beforeAll(async () => {
-  const unit = await createUnit(ctx);
-  for (let i = 0; i < 8; i++) await createUser(ctx, { unit_id: unit.id, name: `${i % 2 ? 'Ana' : 'Bo'} ${tag} ${i}` });
+  unitId = (await createUnit(ctx)).id;
+  for (let i = 0; i < 8; i++) tagged.push((await createUser(ctx, { unit_id: unitId, name: `${i % 2 ? 'Ana' : 'Bo'} ${tag} ${i}` })).id);
 });
 
 describe('search walk threads', () => {
   test('a walk on a thread answers as in this thread, over three snapshots in turn and the first again (a thread keeps two: it is sent again)', async () => {
     const errors: unknown[] = [];
-    const walkers = new Walkers({ threads: 1, from: 0 }, (err) => errors.push(err));
+    const walked: WalkedOn[] = [];
+    const walkers = new Walkers({ threads: 1, from: 0 }, { onError: (err) => errors.push(err), onWalk: (on) => walked.push(on) });
     try {
       const snapshots = [await loadSnapshot(ctx.db), await loadSnapshot(ctx.db), await loadSnapshot(ctx.db)];
       let matched = 0;
@@ -56,6 +70,7 @@ describe('search walk threads', () => {
       expect(matched).toBeGreaterThan(0);
       expect(walkers.running).toBe(1);
       expect(errors).toEqual([]);
+      expect(walked).toEqual(Array(5 * walksOver(snapshots[0]).length).fill('thread'));
     } finally {
       await walkers.close();
     }
@@ -67,7 +82,8 @@ describe('search walk threads', () => {
    */
   async function afterAFailedWalk(restartAfterMs: number, after: (walkers: Walkers, snapshot: SearchSnapshot, walks: Walk[]) => Promise<void>): Promise<unknown[]> {
     const errors: unknown[] = [];
-    const walkers = new Walkers({ threads: 1, from: 0 }, (err) => errors.push(err), restartAfterMs);
+    const walked: WalkedOn[] = [];
+    const walkers = new Walkers({ threads: 1, from: 0 }, { onError: (err) => errors.push(err), onWalk: (on) => walked.push(on) }, restartAfterMs);
     try {
       const snapshot = await loadSnapshot(ctx.db);
       const walks = walksOver(snapshot);
@@ -75,6 +91,8 @@ describe('search walk threads', () => {
       await walkers.close();
       expect(plain(await waiting)).toEqual(plain(walkOn(snapshot, walks[0])));
       expect(errors).toHaveLength(1);
+      // the failed walk is reported as run in the service's thread, where it was answered
+      expect(walked).toEqual(['service']);
       await after(walkers, snapshot, walks);
       return errors;
     } finally {
@@ -100,9 +118,28 @@ describe('search walk threads', () => {
   });
 
   test('a snapshot smaller than `from` is walked in this thread, and starts none', async () => {
-    const walkers = new Walkers({ threads: 1, from: 1_000_000 });
+    const walked: WalkedOn[] = [];
+    const walkers = new Walkers({ threads: 1, from: 1_000_000 }, { onWalk: (on) => walked.push(on) });
     const snapshot = await loadSnapshot(ctx.db);
     for (const walk of walksOver(snapshot)) expect(await walkers.run(snapshot, walk)).toEqual(walkOn(snapshot, walk));
     expect(walkers.running).toBe(0);
+    expect(walked).toEqual(Array(walksOver(snapshot).length).fill('service'));
+  });
+
+  test("a walk thread loads the index's own files and the role ids, no npm package and no database layer (its memory: docs/performance.md)", async () => {
+    const entry = path.resolve(__dirname, '../../src/modules/contacts/search/walk-thread.ts');
+    // the thread's entry as walkers.ts starts it from the sources, then the files it loaded
+    const source = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(entry)});
+      require('node:worker_threads').parentPort.postMessage(Object.keys(require.cache));`;
+    const worker = new Worker(source, { eval: true });
+    try {
+      const loaded = await new Promise<string[]>((resolve, reject) => worker.once('message', resolve).once('error', reject));
+      const root = path.resolve(__dirname, '../..') + path.sep;
+      const ours = loaded.filter((file) => !/[/\\]node_modules[/\\](tsx|esbuild)[/\\]/.test(file)).map((file) => file.replace(root, ''));
+      expect(ours).toContain('src/modules/contacts/search/walk-thread.ts');
+      for (const file of ours) expect(file).toMatch(/^src\/modules\/(contacts\/(search|domain)\/[\w-]+\.ts|access\/roles\.ts)$/);
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -11,6 +11,8 @@ const root = path.resolve(__dirname, '../..');
 const PROBES: Record<string, [file: string, code: string]> = {
   throughIndex: ['src/modules/accounts/probe.ts', "export { findUser } from '../contacts';\n"],
   deepImport: ['src/modules/accounts/probe.ts', "export { insertContact } from '../contacts/data/contact.writer';\n"],
+  leafFile: ['src/modules/contacts/domain/probe.ts', "export { ROLE_ID } from '../../access/roles';\n"],
+  deepBesideLeaf: ['src/modules/contacts/domain/probe.ts', "export { PasswordHasher } from '../../access/passwords';\n"],
   forbiddenArrow: ['src/modules/access/probe.ts', "export { findUser } from '../contacts';\n"],
   auditReachesContacts: ['src/modules/audit/probe.ts', "export { findUser } from '../contacts';\n"],
   contactsWriteTheTrail: ['src/modules/contacts/write/probe.ts', "export { AuditTrail } from '../../audit';\n"],
@@ -63,6 +65,11 @@ describe('import boundaries (npm run lint)', () => {
 
   test("refuses a deep import of a module's internal file", () => {
     expect(boundaryErrors('deepImport')).toEqual(['Import the contacts module through src/modules/contacts/index.ts, not its internal files.']);
+  });
+
+  test("allows a module's leaf file (access/roles.ts, which imports nothing) straight, and no other of its files", () => {
+    expect(boundaryErrors('leafFile')).toEqual([]);
+    expect(boundaryErrors('deepBesideLeaf')).toEqual(['Import the access module through src/modules/access/index.ts, not its internal files.']);
   });
 
   test('refuses an arrow the table does not allow (access may use no other module)', () => {

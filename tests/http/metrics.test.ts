@@ -67,6 +67,7 @@ describe('GET /metrics with METRICS_ENABLED=true', () => {
       ['directory_changes_in_flight', 'gauge'],
       ['directory_search_index_builds_total', 'counter'],
       ['directory_search_index_age_seconds', 'gauge'],
+      ['directory_search_walks_total', 'counter'],
       ['nodejs_eventloop_lag_seconds', 'gauge'],
       ['nodejs_eventloop_lag_p99_seconds', 'gauge'],
       ['process_cpu_seconds_total', 'counter'],
@@ -185,6 +186,17 @@ describe('the search index metrics', () => {
     const age = sample(after, 'directory_search_index_age_seconds');
     expect(age).toBeGreaterThanOrEqual(0);
     expect(age).toBeLessThanOrEqual((Date.now() - started) / 1000);
+  });
+
+  test("count a search's walk of its term where it ran: in the service's thread below SEARCH_THREADS_FROM", async () => {
+    const user = await createUser(ctx);
+    const before = await scrape(ctx);
+    const res = await request(ctx.app).get(`/api/contacts/search?q=${encodeURIComponent(user.name)}`).set(bearer(user));
+    expect(res.status).toBe(200);
+    const after = await scrape(ctx);
+    const walks = (text: string, on: string) => sample(text, 'directory_search_walks_total', { on });
+    expect(walks(after, 'service')! - walks(before, 'service')!).toBe(1);
+    expect(walks(after, 'thread')).toBe(0);
   });
 });
 

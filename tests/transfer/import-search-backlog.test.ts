@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { changeDirectory } from '../../src/modules/contacts';
 import { drainSearchBacklog } from '../../src/modules/contacts/data/backlog';
-import { contactGrams, SEARCH_FIELDS } from '../../src/modules/contacts/data/grams';
+import { contactGrams, SEARCH_FIELDS } from '../../src/modules/contacts/domain/grams';
 import { insertContactForest, type ForestContact } from '../../src/modules/contacts/data/forest.writer';
 import { setupOwnTestContext } from '../helpers/context';
 import { bearer, createUnit, createUser, unique, type TestUser } from '../helpers/factory';

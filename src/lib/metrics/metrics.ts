@@ -33,6 +33,7 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Histogram<'method' | 'route' | 'status_code'>;
   private readonly indexBuilds: Counter<'result'>;
+  private readonly walks: Counter<'on'>;
   private indexBuiltAt: number | null = null;
   private patterns = new WeakMap<object, string>();
   private readonly now: () => number;
@@ -91,6 +92,14 @@ export class Metrics {
     // both series from the start, so that a rate over them needs no first build
     this.indexBuilds.inc({ result: 'success' }, 0);
     this.indexBuilds.inc({ result: 'failure' }, 0);
+    this.walks = new Counter({
+      name: 'directory_search_walks_total',
+      help: "Walks of a search term over the in-memory index, by where they ran: thread (a walk thread, SEARCH_THREADS) or service (the service's own thread: below SEARCH_THREADS_FROM, without threads, or after a walk thread failed)",
+      labelNames: ['on'],
+      registers: [registry],
+    });
+    this.walks.inc({ on: 'thread' }, 0);
+    this.walks.inc({ on: 'service' }, 0);
     const age = () => (this.indexBuiltAt === null ? null : Math.max(0, (this.now() - this.indexBuiltAt) / 1000));
     new Gauge({
       name: 'directory_search_index_age_seconds',
@@ -139,5 +148,10 @@ export class Metrics {
   readonly searchIndexBuilt = (build: IndexBuildReport): void => {
     this.indexBuilds.inc({ result: build.ok ? 'success' : 'failure' });
     this.indexBuiltAt = build.indexBuiltAt;
+  };
+
+  /** The search walks' onWalk (contacts/search/walkers.ts). */
+  readonly searchWalked = (on: 'thread' | 'service'): void => {
+    this.walks.inc({ on });
   };
 }

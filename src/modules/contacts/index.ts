@@ -38,7 +38,7 @@ export { unfilteredListCursor } from './read/list-paging';
 export { contactQuery, findUser, findUserBySignIn, findUserRows, sessionSource, userIdBySignIn, type UserRow } from './data/users.queries';
 export { SearchBacklog } from './data/backlog';
 export { ContactSearch } from './search/contact-search.service';
-export { contactGrams, SEARCH_FIELDS } from './data/grams';
+export { contactGrams, SEARCH_FIELDS } from './domain/grams';
 export { SearchIndex } from './search/search-index';
 export { Walkers, type WalkerSettings } from './search/walkers';
 export { checkDirectory, directorySound, FINDINGS, repairDirectory, type DirectoryReport } from './data/tree/integrity';

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { dialectOf, inTransaction, writeRows, type Db } from '../../../lib/db';
-import { BACKLOG_TABLE, insertGramsOf, SEARCH_FIELDS, type SearchableFields } from './grams';
+import { SEARCH_FIELDS, type SearchableFields } from '../domain/grams';
+import { BACKLOG_TABLE, insertGramsOf } from './grams';
 
 /**
  * The search backlog: new contacts whose trigram rows are not written yet.

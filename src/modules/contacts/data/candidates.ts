@@ -1,9 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../../lib/db';
-import { BACKLOG_TABLE, gramQueryOf } from './grams';
-
-/** The fields a listing's `search` matches (the search endpoint adds `mobile`: grams.ts SEARCH_FIELDS). */
-export const LIST_SEARCH_FIELDS = ['name', 'email', 'service_no', 'phone'] as const;
+import { gramQueryOf } from '../domain/grams';
+import { BACKLOG_TABLE } from './grams';
 
 /**
  * Narrows a query on `users as u` to the candidates of `term` from the trigram table; the

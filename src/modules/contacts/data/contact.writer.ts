@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
 import { BadRequestError } from '../../../lib/errors';
 import type { UserRow } from './users.queries';
-import { SEARCH_FIELDS, type SearchableFields } from './grams';
+import { SEARCH_FIELDS, type SearchableFields } from '../domain/grams';
 import { writeContactGrams } from './gram-changes';
 import { noteChanges } from './changes.writer';
 import { lineageWithPlaces } from './tree/lineage';

@@ -1,6 +1,7 @@
 import type { Db } from '../../../lib/db';
 import { atOneVersion } from './tree/one-version';
-import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from './candidates';
+import { LIST_SEARCH_FIELDS } from '../domain/grams';
+import { containsTerm, joinCandidates } from './candidates';
 import { subtreeEnd } from './tree/keys';
 import { applyFilters } from './listing.queries';
 import { userQuery } from './users.queries';

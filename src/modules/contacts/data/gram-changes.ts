@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../lib/chunks';
-import { contactGrams, type SearchableFields } from './grams';
+import { contactGrams, type SearchableFields } from '../domain/grams';
 
 /**
  * The search grams of the contacts a change of the directory changed: noted as the change

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../../lib/db';
-import { SEARCH_FIELDS, type SearchableFields } from './grams';
+import { SEARCH_FIELDS, type SearchableFields } from '../domain/grams';
 
 /** A contact's row as the search index holds it: the searched fields and the columns its filters and listings read. */
 export type IndexedRow = SearchableFields & {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
 import { containsTerm, joinCandidates } from './candidates';
-import { SEARCH_FIELDS } from './grams';
+import { SEARCH_FIELDS } from '../domain/grams';
 import { conditionsOf, COUNTED, countInto, statistics, type Condition, type ContactFilters, type ContactStatistics, type OrdRange } from '../domain/filters';
 import { toContact, toListedContact, type Contact } from '../domain/contact.record';
 import { contactQuery } from './users.queries';

@@ -3,7 +3,7 @@ import { compareCodePoints } from '../../../lib/text';
 import { applyFilters } from './listing.queries';
 import { sortNameOf } from './tree/keys';
 import { containsTerm, joinCandidates } from './candidates';
-import { SEARCH_FIELDS } from './grams';
+import { SEARCH_FIELDS } from '../domain/grams';
 import type { ContactFilters } from '../domain/filters';
 
 /**

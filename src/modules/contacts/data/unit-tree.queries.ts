@@ -1,7 +1,8 @@
 import { chunks } from '../../../lib/chunks';
 import { dialectOf, type Db } from '../../../lib/db';
 import { nullableId } from '../../../lib/rows';
-import { containsTerm, joinCandidates, LIST_SEARCH_FIELDS } from './candidates';
+import { LIST_SEARCH_FIELDS } from '../domain/grams';
+import { containsTerm, joinCandidates } from './candidates';
 import type { AncestorRow } from './tree/lineage';
 import { subtreeFrom } from './tree/keys';
 import { applyFilters } from './listing.queries';

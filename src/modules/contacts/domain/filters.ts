@@ -1,4 +1,5 @@
-import { ROLE_ID } from '../../access';
+// roles.ts straight, not the access module's index: a search walk thread loads this file (LEAF_FILES, eslint.config.mjs)
+import { ROLE_ID } from '../../access/roles';
 
 /**
  * What a filter of contacts is, and which contacts it admits: written once, as conditions on

@@ -1,7 +1,7 @@
 import { streamRows, type Db } from '../../../lib/db';
 import { directoryVersions } from '../data/tree/lock';
 import { indexedRows } from '../data/index.queries';
-import { joinedGramsView, type SearchableFields } from '../data/grams';
+import { joinedGramsView, type SearchableFields } from '../domain/grams';
 import { compareCodePoints } from '../../../lib/text';
 import { Growable, GrowableTexts } from './growable';
 import { fieldsOfBytes, indexedTextOf, SEPARATOR } from './matching';

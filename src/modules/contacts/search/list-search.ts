@@ -1,7 +1,7 @@
 import type { Db } from '../../../lib/db';
 import { searchSet, statisticsOf } from '../data/listing.queries';
 import type { DirectoryVersions } from '../data/tree/lock';
-import { LIST_SEARCH_FIELDS } from '../data/candidates';
+import { LIST_SEARCH_FIELDS } from '../domain/grams';
 import type { SearchIndex } from './search-index';
 import type { ContactFilters, ContactStatistics, OrdRange } from '../domain/filters';
 

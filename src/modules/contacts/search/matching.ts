@@ -1,5 +1,4 @@
-import { LIST_SEARCH_FIELDS } from '../data/candidates';
-import { SEARCH_FIELDS, type SearchableFields } from '../data/grams';
+import { LIST_SEARCH_FIELDS, SEARCH_FIELDS, type SearchableFields } from '../domain/grams';
 
 /**
  * What the in-memory index decides about one contact's text, whether it comes from the snapshot

@@ -1,4 +1,4 @@
-import { gramPair } from '../data/grams';
+import { gramPair } from '../domain/grams';
 import { GramTable, type GramTableData } from './gram-table';
 import { sharedArray, sharedCopy } from './shared-arrays';
 

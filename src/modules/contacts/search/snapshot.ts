@@ -1,5 +1,5 @@
-import { gramQueryOf, gramPair } from '../data/grams';
-import { conditionsOf, counterOver, predicateOver, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
+import { gramQueryOf, gramPair } from '../domain/grams';
+import { conditionsOf, counterOver, predicateOver, type Condition, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
 import { columnReader, countSlot, walkFilter } from './slot-tests';
 import type { Columns, SnapshotData } from './snapshot-data';
 import { bytesInclude, sortNameOfText, termBytes, textRank } from './matching';
@@ -91,16 +91,17 @@ export class SearchSnapshot {
 
   /**
    * The search endpoint's matches of a lower-cased term (two or more characters, no SEPARATOR)
-   * among the active contacts, but those in `skip`: for each rank (matching.ts searchRank) the
-   * first `limit` slots, in name order, and the count of all.
+   * among the contacts, but those in `skip`, that pass the conditions (domain/filters.ts
+   * conditionsOf): for each rank (matching.ts searchRank) the first `limit` slots, in name
+   * order, and the count of all.
    */
-  ranked(needle: string, f: Omit<ContactFilters, 'search'>, limit: number, skip: Int32Array = NONE): { ranked: number[][]; total: number } {
+  ranked(needle: string, conditions: readonly Condition[], limit: number, skip: Int32Array = NONE): { ranked: number[][]; total: number } {
     const { texts, emailCased, fieldStarts } = this.c;
     const { bytes, words, starts: textStarts } = texts;
     const term = termBytes(needle);
     const starts = { email: 0, service: 0, phone: 0 };
     const { active } = this.c;
-    const { activeOnly, others } = walkFilter(conditionsOf(f), this.column);
+    const { activeOnly, others } = walkFilter(conditions, this.column);
     const ranked: number[][] = [[], [], []];
     let total = 0;
     const candidates = this.candidates(needle);
@@ -124,15 +125,15 @@ export class SearchSnapshot {
 
   /**
    * A listing's matches, as searchSet (listing.queries.ts) computes them in SQL: the contacts,
-   * but those in `skip`, that pass the filters (and lie in `range`, the subtree of a parent_id)
+   * but those in `skip`, that pass the conditions (the filters, and a parent_id's subtree range)
    * and hold the lower-cased term in one of LIST_SEARCH_FIELDS. The first `upTo` of their places
    * in the pre-order, ascending (firstInOrder), how many they are, and the counters over them.
    */
-  matchRanks(needle: string, f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip: Int32Array = NONE, upTo = Number.POSITIVE_INFINITY): { ranks: Int32Array; total: number; counts: SetCounts } {
+  matchRanks(needle: string, conditions: readonly Condition[], skip: Int32Array = NONE, upTo = Number.POSITIVE_INFINITY): { ranks: Int32Array; total: number; counts: SetCounts } {
     const { texts, listedEnds, ranks, active } = this.c;
     const { bytes, words, starts } = texts;
     const term = termBytes(needle);
-    const { activeOnly, others } = walkFilter(conditionsOf(f, range), this.column);
+    const { activeOnly, others } = walkFilter(conditions, this.column);
     let found = new Int32Array(256);
     let n = 0;
     const counts: SetCounts = { roots: 0, supers: 0, admins: 0 };

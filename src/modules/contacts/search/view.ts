@@ -1,5 +1,5 @@
 import { compareCodePoints } from '../../../lib/text';
-import { conditionsOf, countInto, predicateOf, statistics, type ContactFilters, type ContactStatistics, type OrdRange } from '../domain/filters';
+import { conditionsOf, countInto, predicateOf, statistics, type Condition, type ContactFilters, type ContactStatistics, type OrdRange } from '../domain/filters';
 import { listedMatch, searchRank } from './matching';
 import type { ChangedContact, ChangedContacts, ChangedState } from './overlay';
 import type { SearchSnapshot } from './snapshot';
@@ -40,8 +40,9 @@ export class SearchView {
    */
   async search(needle: string, f: Filters, limit: number): Promise<{ ids: number[]; total: number }> {
     const now = this.now();
-    const { ranked, total } = await this.walkers.run(this.snapshot, { walk: 'ranked', needle, filters: walkFilters(f), limit, skip: now.skip });
-    const admits = predicateOf(conditionsOf(f));
+    const conditions = conditionsOf(f);
+    const { ranked, total } = await this.walkers.run(this.snapshot, { walk: 'ranked', needle, conditions, limit, skip: now.skip });
+    const admits = predicateOf(conditions);
     const added: ChangedContact[][] = [[], [], []];
     for (const c of now.contacts) {
       if (admits(c.columns) && c.text.includes(needle)) {
@@ -67,8 +68,9 @@ export class SearchView {
   async listingPage(needle: string, f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): Promise<{ ids: number[]; statistics: ContactStatistics }> {
     const now = this.now();
     const upTo = page.offset + page.limit;
-    const { ranks, total, counts } = await this.walkers.run(this.snapshot, { walk: 'matched', needle, filters: walkFilters(f), range, skip: now.skip, upTo });
-    const added = this.listedChanges(needle, f, range, now.contacts);
+    const conditions = conditionsOf(f, range);
+    const { ranks, total, counts } = await this.walkers.run(this.snapshot, { walk: 'matched', needle, conditions, skip: now.skip, upTo });
+    const added = this.listedChanges(needle, conditions, now.contacts);
     for (const c of added) countInto(counts, c.columns);
     return { ids: this.merged(ranks, added, page), statistics: statistics(total + added.length, counts) };
   }
@@ -79,7 +81,7 @@ export class SearchView {
    */
   listingWindow(f: Filters, range: OrdRange | undefined, page: { offset: number; limit: number }): number[] {
     const ranks = this.snapshot.listedRanks(f, range, page.offset + page.limit, this.changed?.shadowed);
-    return this.merged(ranks, this.listedChanges(null, f, range, this.now().contacts), page);
+    return this.merged(ranks, this.listedChanges(null, conditionsOf(f, range), this.now().contacts), page);
   }
 
   /**
@@ -129,15 +131,16 @@ export class SearchView {
   /** The ids of a listing's matched set, in no useful order (a unit tree reads their rows afresh). */
   async listingIds(needle: string, f: Filters): Promise<number[]> {
     const now = this.now();
-    const { ranks } = await this.walkers.run(this.snapshot, { walk: 'matched', needle, filters: walkFilters(f), skip: now.skip });
+    const conditions = conditionsOf(f);
+    const { ranks } = await this.walkers.run(this.snapshot, { walk: 'matched', needle, conditions, skip: now.skip });
     const ids = Array.from(ranks, (rank) => this.snapshot.idAt(this.snapshot.slotAtRank(rank)));
-    for (const c of this.listedChanges(needle, f, undefined, now.contacts)) ids.push(c.id);
+    for (const c of this.listedChanges(needle, conditions, now.contacts)) ids.push(c.id);
     return ids;
   }
 
   /** The changed contacts in a listing's matched set (null: a listing without a search), in the pre-order. */
-  private listedChanges(needle: string | null, f: Filters, range: OrdRange | undefined, contacts: readonly ChangedContact[]): ChangedContact[] {
-    const admits = predicateOf(conditionsOf(f, range));
+  private listedChanges(needle: string | null, conditions: readonly Condition[], contacts: readonly ChangedContact[]): ChangedContact[] {
+    const admits = predicateOf(conditions);
     const found: ChangedContact[] = [];
     for (const c of contacts) {
       if (admits(c.columns) && (needle === null || listedMatch(c.text, c.listedEnd, needle))) found.push(c);
@@ -152,8 +155,3 @@ export class SearchView {
 }
 
 const UNCHANGED: ChangedState = { skip: new Int32Array(0), contacts: [] };
-
-/** The filters a walk tests, and nothing else of the request's (a walk thread is posted them). */
-function walkFilters(f: Filters): Filters {
-  return { unit_id: f.unit_id, department_id: f.department_id, role_filter: f.role_filter, include_inactive: f.include_inactive };
-}

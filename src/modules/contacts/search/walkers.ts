@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ContactFilters, OrdRange, SetCounts } from '../domain/filters';
+import type { Condition, SetCounts } from '../domain/filters';
 import type { SearchSnapshot } from './snapshot';
 import type { SnapshotData } from './snapshot-data';
 
@@ -14,12 +14,14 @@ import type { SnapshotData } from './snapshot-data';
  * thread of their own").
  */
 
-type Filters = Omit<ContactFilters, 'search'>;
-
-/** A walk: the search endpoint's (snapshot.ts ranked) or a listing's (matchRanks). */
+/**
+ * A walk: the search endpoint's (snapshot.ts ranked) or a listing's (matchRanks). Its
+ * conditions are the request's filters as data (domain/filters.ts conditionsOf), the same that
+ * test the changed contacts: a thread is posted all a filter says, whatever filters are added.
+ */
 export type Walk =
-  | { walk: 'ranked'; needle: string; filters: Filters; limit: number; skip?: Int32Array }
-  | { walk: 'matched'; needle: string; filters: Filters; range?: OrdRange; skip?: Int32Array; upTo?: number };
+  | { walk: 'ranked'; needle: string; conditions: readonly Condition[]; limit: number; skip?: Int32Array }
+  | { walk: 'matched'; needle: string; conditions: readonly Condition[]; skip?: Int32Array; upTo?: number };
 
 export interface WalkResults {
   ranked: { ranked: number[][]; total: number };
@@ -28,7 +30,7 @@ export interface WalkResults {
 
 /** Runs a walk on a snapshot, in this thread: the service's or a walk thread's. */
 export function walkOn<W extends Walk>(snapshot: SearchSnapshot, w: W): WalkResults[W['walk']] {
-  const result = w.walk === 'ranked' ? snapshot.ranked(w.needle, w.filters, w.limit, w.skip) : snapshot.matchRanks(w.needle, w.filters, w.range, w.skip, w.upTo);
+  const result = w.walk === 'ranked' ? snapshot.ranked(w.needle, w.conditions, w.limit, w.skip) : snapshot.matchRanks(w.needle, w.conditions, w.skip, w.upTo);
   return result as WalkResults[W['walk']];
 }
 
@@ -52,6 +54,15 @@ export interface WalkRequest {
 
 export type WalkReply = { id: number; result: WalkResults[Walk['walk']] } | { id: number; error: string };
 
+/** Where a walk ran: on a walk thread, or in the service's thread (below `from`, without threads, or after a failure). */
+export type WalkedOn = 'thread' | 'service';
+
+/** What a Walkers reports: each walk's thread, and each failed walk on a thread (that walk then ran in the service's). */
+export interface WalkReports {
+  onWalk?: (on: WalkedOn) => void;
+  onError?: (err: unknown) => void;
+}
+
 /** After a walk failed on a thread, how long walks run in this thread before a thread is started again: one that cannot start is not started for every search. */
 const RESTART_AFTER_MS = 5_000;
 
@@ -68,21 +79,28 @@ export class Walkers {
 
   constructor(
     private readonly settings: WalkerSettings,
-    private readonly onError: (err: unknown) => void = () => undefined,
+    private readonly reports: WalkReports = {},
     private readonly restartAfterMs = RESTART_AFTER_MS,
   ) {
     this.threads = Array.from({ length: settings.threads }, () => null);
   }
 
   async run<W extends Walk>(snapshot: SearchSnapshot, w: W): Promise<WalkResults[W['walk']]> {
-    if (this.threads.length === 0 || snapshot.size < this.settings.from || Date.now() < this.resumeAt) return walkOn(snapshot, w);
+    if (this.threads.length === 0 || snapshot.size < this.settings.from || Date.now() < this.resumeAt) return this.here(snapshot, w);
     try {
-      return (await this.leastBusy().send(snapshot.data, w)) as WalkResults[W['walk']];
+      const result = (await this.leastBusy().send(snapshot.data, w)) as WalkResults[W['walk']];
+      this.reports.onWalk?.('thread');
+      return result;
     } catch (err) {
-      this.onError(err);
+      this.reports.onError?.(err);
       this.resumeAt = Date.now() + this.restartAfterMs;
-      return walkOn(snapshot, w);
+      return this.here(snapshot, w);
     }
+  }
+
+  private here<W extends Walk>(snapshot: SearchSnapshot, w: W): WalkResults[W['walk']] {
+    this.reports.onWalk?.('service');
+    return walkOn(snapshot, w);
   }
 
   /** How many walk threads run now. */

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { chunks } from '../../../../lib/chunks';
 import { dialectOf, type Db, type Queryable } from '../../../../lib/db';
-import { BACKLOG_TABLE, contactGrams, contactGramsView, SEARCH_FIELDS, type SearchableFields } from '../grams';
+import { contactGrams, contactGramsView, SEARCH_FIELDS, type SearchableFields } from '../../domain/grams';
+import { BACKLOG_TABLE } from '../grams';
 import { computePreorder, ORD_LIMIT, writeLabels } from './labels';
 import { lockedChange } from './change-queue';
 import { changeStamp, markSearchChanged } from './lock';
