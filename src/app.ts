@@ -113,6 +113,7 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
   const writes = new ContactWrites({ db, reads, passwords, audit, backlog: searchBacklog({ db, logger }) });
   return {
     searchIndex: index,
+    walkers,
     requireAuth: authenticate(loadSession, tokens),
     accounts: {
       account: new AccountService({ db, tokens, passwords, loadSession }),
@@ -141,9 +142,20 @@ function createServices({ db, config, logger }: AppDeps, metrics: Metrics | null
   };
 }
 
+/** How to end what each app holds beyond its requests (closeApp). */
+const closers = new WeakMap<Express, () => Promise<void>>();
+
+/**
+ * Ends what an app holds beyond its requests: its search walk threads. server.ts calls it on
+ * shutdown, the tests after a file; a walk after it starts a thread again.
+ */
+export async function closeApp(app: Express): Promise<void> {
+  await closers.get(app)?.();
+}
+
 /**
  * Builds the whole HTTP application: every service, handed to its router. It does not listen:
- * server.ts does, and tests use supertest.
+ * server.ts does, and tests use supertest. closeApp ends it.
  */
 export function createApp(deps: AppDeps): Express {
   const { db, config, logger, redis } = deps;
@@ -230,5 +242,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFound);
   app.use(errorHandler(logger));
   metrics?.learnRoutes(app);
+  closers.set(app, () => services.walkers.close());
   return app;
 }

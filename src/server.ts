@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { config as loadEnv } from 'dotenv';
 import type Redis from 'ioredis';
-import { changesPruning, createApp, searchBacklog, webhookDispatcher } from './app';
+import { changesPruning, closeApp, createApp, searchBacklog, webhookDispatcher } from './app';
 import { developmentDefaultsInUse, loadConfig } from './config';
 import { createDb, drain } from './lib/db';
 import { serveGracefully } from './lib/http/graceful-server';
@@ -56,7 +56,8 @@ async function main(): Promise<void> {
   if (redis) await redisReady(redis, REDIS_START_WAIT_MS);
 
   const server = createServer();
-  const web = serveGracefully(server, createApp({ db, config, logger, redis, warmSearchIndex: true }));
+  const app = createApp({ db, config, logger, redis, warmSearchIndex: true });
+  const web = serveGracefully(server, app);
   server.listen(config.port, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -87,6 +88,8 @@ async function main(): Promise<void> {
       await dispatcher.stop();
       // handlers whose client went away may still be running queries: let them end first
       await drain(db, config.shutdownTimeoutMs);
+      // the search walk threads: no request walks any more
+      await closeApp(app);
       await db.destroy();
       await redis?.quit().catch(() => undefined);
       logger.info({ refused: web.refused }, 'stopped');

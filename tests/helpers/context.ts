@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Express } from 'express';
-import { createApp } from '../../src/app';
+import { closeApp, createApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { createDb, ensureDatabase, type Db } from '../../src/lib/db';
 import { createLogger } from '../../src/lib/logger';
@@ -96,15 +96,18 @@ export async function openOwnSeededDb(
 export function setupTestContext(overrides: Record<string, string> = {}): TestContext {
   const ctx = {} as TestContext;
   let cleanup = () => undefined as void;
+  let app: Express | undefined;
   beforeAll(() => {
     const opened = openTestDb(overrides);
     cleanup = opened.cleanup;
     ctx.db = opened.db;
     ctx.config = opened.config;
     ctx.tokens = new TokenService(opened.config.jwt);
-    ctx.app = contractApp(createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) }));
+    app = createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) });
+    ctx.app = contractApp(app);
   });
   afterAll(async () => {
+    if (app) await closeApp(app);
     if (ctx.db) await backlogDrained(ctx.db);
     await ctx.db?.destroy();
     cleanup();
@@ -120,14 +123,19 @@ export function setupTestContext(overrides: Record<string, string> = {}): TestCo
 export function setupOwnTestContext(suffix: string, overrides: Record<string, string> = {}): TestContext {
   const ctx = {} as TestContext;
   let done = async () => undefined as void;
+  let app: Express | undefined;
   beforeAll(async () => {
     const opened = await openOwnSeededDb(suffix, overrides);
     done = opened.done;
     ctx.db = opened.db;
     ctx.config = opened.config;
     ctx.tokens = new TokenService(opened.config.jwt);
-    ctx.app = contractApp(createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) }));
+    app = createApp({ db: opened.db, config: opened.config, logger: createLogger({ level: opened.config.logLevel }) });
+    ctx.app = contractApp(app);
   });
-  afterAll(() => done());
+  afterAll(async () => {
+    if (app) await closeApp(app);
+    await done();
+  });
   return ctx;
 }

@@ -235,6 +235,26 @@ describe('graceful shutdown (src/server.ts)', () => {
     expect(server.records.map((r) => r.msg)).toContain('stopped');
   });
 
+  test('with a search walk thread running, SIGTERM ends it with the rest: exit 0 and `stopped`', async () => {
+    server = await start({ SEARCH_THREADS: '1', SEARCH_THREADS_FROM: '0', METRICS_ENABLED: 'true' });
+    const base = `http://127.0.0.1:${server.port}`;
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+    });
+    expect(login.status).toBe(200);
+    const { token } = ((await login.json()) as { data: { token: string } }).data;
+    const search = await fetch(`${base}/api/contacts/search?q=admin`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(search.status).toBe(200);
+    // the walk ran on the thread, which thus runs now
+    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/^directory_search_walks_total\{on="thread"\} [1-9]/m);
+    server.child.kill('SIGTERM');
+    const exit = await within(server.exited, EXIT_TIMEOUT_MS, 'the exit after SIGTERM');
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(server.records.map((r) => r.msg)).toContain('stopped');
+  });
+
   test('with PORT=0 the listening line names the port it actually listens on', async () => {
     server = await start({}, false);
     try {
