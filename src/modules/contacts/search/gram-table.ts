@@ -1,6 +1,6 @@
-import { sharedArray } from './shared-arrays';
+import { sharedCopy } from './shared-arrays';
 
-/** A gram table's arrays and size (GramTable.data), in shared memory: a walk thread's table over them is the same table. */
+/** A gram table's arrays and size (GramTable.shared), in shared memory: a walk thread's table over them is the same table. */
 export interface GramTableData {
   grams: Float64Array;
   ids: Int32Array;
@@ -18,15 +18,19 @@ export class GramTable {
   private ids: Int32Array;
   size: number;
 
-  /** An empty table, or one over the arrays of another (in another thread, say), which neither then adds to. */
-  constructor(data: GramTableData = { grams: sharedArray(Float64Array, 1 << 16), ids: sharedArray(Int32Array, 1 << 16).fill(-1), size: 0 }) {
+  /**
+   * An empty table, in ordinary memory while it grows; or one over the arrays of another (its
+   * `shared` data, in another thread, say), which neither then adds to.
+   */
+  constructor(data: GramTableData = { grams: new Float64Array(1 << 16), ids: new Int32Array(1 << 16).fill(-1), size: 0 }) {
     this.grams = data.grams;
     this.ids = data.ids;
     this.size = data.size;
   }
 
-  get data(): GramTableData {
-    return { grams: this.grams, ids: this.ids, size: this.size };
+  /** The table's arrays copied to shared memory (shared-arrays.ts), once it is built: the copies it grew through were never shared. */
+  shared(): GramTableData {
+    return { grams: sharedCopy(this.grams), ids: sharedCopy(this.ids), size: this.size };
   }
 
   /** The id of a gram, -1 for one never seen. */
@@ -65,8 +69,8 @@ export class GramTable {
 
   private grow(): void {
     const { grams, ids } = this;
-    this.grams = sharedArray(Float64Array, 2 * grams.length);
-    this.ids = sharedArray(Int32Array, 2 * ids.length).fill(-1);
+    this.grams = new Float64Array(2 * grams.length);
+    this.ids = new Int32Array(2 * ids.length).fill(-1);
     for (let at = 0; at < ids.length; at++) {
       if (ids[at] < 0) continue;
       const place = this.placeOf(grams[at]);

@@ -52,10 +52,10 @@ export const REBUILD_AFTER = 1000;
  */
 export class ChangedContacts {
   readonly contacts = new Map<number, ChangedContact>();
-  /** 1 at the snapshot's slot of each changed contact */
+  /** 1 at the snapshot's slot of each changed contact: a listing's walk in the pre-order tests it (snapshot.ts listedRanks) */
   readonly shadowed: Uint8Array;
-  /** the slots set in `shadowed`, each once */
-  readonly shadowedSlots: number[] = [];
+  /** the slots set in `shadowed`, each once, in the order set */
+  private readonly shadowedSlots: number[] = [];
   /** every change up to this directory version is in `contacts` */
   version: number;
   /** more than MAX_CHANGED: of no more use */

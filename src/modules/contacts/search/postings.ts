@@ -91,7 +91,7 @@ export async function buildPostings(contacts: number, gramsOf: (n: number) => Ar
     }
     await breather(n);
   }
-  return { table: table.data, lengths: sharedCopy(lengths.subarray(0, gramCount)), bytes, starts };
+  return { table: table.shared(), lengths: sharedCopy(lengths.subarray(0, gramCount)), bytes, starts };
 }
 
 /** The answers over posting lists built by buildPostings, in this thread or another. */

@@ -193,14 +193,14 @@ export class SearchSnapshot {
   }
 
   /**
-   * The counters over every contact, but those in `skipped` (slots, each once), that passes the
+   * The counters over every contact, but those in `skip` (slots, each once), that passes the
    * filters (and lies in `range`): what countStatistics (listing.queries.ts) counts in SQL. The
    * counts over all the snapshot's contacts take one pass over the arrays, made once per filter
    * and kept (the snapshot never changes); each call then takes off the skipped slots that
    * pass, so under a stream of writes, which change the directory's version and skip more
    * contacts, the statistics cost the contacts changed since the build, not the directory.
    */
-  counted(f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skipped: readonly number[] = []): { total: number; counts: SetCounts } {
+  counted(f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip: Int32Array = NONE): { total: number; counts: SetCounts } {
     const conditions = conditionsOf(f, range);
     const admits = predicateOver(conditions, this.column);
     const count = counterOver(this.column);
@@ -219,7 +219,7 @@ export class SearchSnapshot {
     }
     const off: SetCounts = { roots: 0, supers: 0, admins: 0 };
     let total = whole.total;
-    for (const slot of skipped) {
+    for (const slot of skip) {
       if (!admits(slot)) continue;
       total--;
       count(off, slot);

@@ -117,10 +117,11 @@ export class SearchView {
 
   /** The counters of a listing without a search, or of the statistics: over every contact that passes the filters (and lies in `range`). */
   statistics(f: Filters, range: OrdRange | undefined): ContactStatistics {
-    const { total, counts } = this.snapshot.counted(f, range, this.changed?.shadowedSlots);
+    const now = this.now();
+    const { total, counts } = this.snapshot.counted(f, range, now.skip);
     const admits = predicateOf(conditionsOf(f, range));
     let added = 0;
-    for (const c of this.now().contacts) {
+    for (const c of now.contacts) {
       if (!admits(c.columns)) continue;
       added++;
       countInto(counts, c.columns);
