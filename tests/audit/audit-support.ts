@@ -45,12 +45,6 @@ export async function entriesFor(
   return (res.body.data.events as AuditEvent[]).filter((e) => e.id > since).reverse();
 }
 
-/** Every entry made after `since` (straight from the table), for "nothing was recorded". */
-export async function entriesSince(ctx: TestContext, since: number): Promise<Array<{ id: number; action: string; target_id: number | null }>> {
-  const rows = await ctx.db('audit_events').where('id', '>', since).orderBy('id').select('id', 'action', 'target_id');
-  return rows.map((r) => ({ id: Number(r.id), action: String(r.action), target_id: r.target_id === null ? null : Number(r.target_id) }));
-}
-
 /** The raw text of the entries after `since`: nothing secret may appear in it. */
 export async function rawEntriesSince(ctx: TestContext, since: number): Promise<string> {
   return JSON.stringify(await ctx.db('audit_events').where('id', '>', since).select('*'));
