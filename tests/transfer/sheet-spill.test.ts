@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import ExcelJS from 'exceljs';
 import { readSheet } from '../../src/modules/transfer/sheet';
 import { KeptRows } from '../../src/modules/transfer/sheet-rows';
@@ -71,6 +72,24 @@ describe("a large file's rows in a temporary file", () => {
     } finally {
       rows.close();
     }
+  });
+
+  it('closes a file its owner dropped unclosed, once the owner is collected (its FinalizationRegistry)', () => {
+    // in a process of its own, with the collector exposed: jest's workers do not expose it
+    const script = `
+      const { readdirSync, readlinkSync } = require('node:fs');
+      const { SpillFile } = require(${JSON.stringify(require.resolve('../../src/modules/transfer/spill-file'))});
+      const open = () => readdirSync('/proc/self/fd').filter((fd) => { try { return readlinkSync('/proc/self/fd/' + fd).includes('directory-import-'); } catch { return false; } }).length;
+      (async () => {
+        const before = open();
+        (() => { SpillFile.open().write(Buffer.from('dropped'), 7, 0); })();
+        const opened = open();
+        // a cleanup callback runs in a task after the collection that found its owner gone
+        for (let i = 0; i < 100 && open() > before; i++) { global.gc(); await new Promise((r) => setTimeout(r, 10)); }
+        process.stdout.write(JSON.stringify({ before, opened, after: open() }));
+      })();`;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ before: 0, opened: 1, after: 0 });
   });
 
   it('is a fault of the server, naming the directory, when it cannot be written (not a 400 of the file)', () => {
