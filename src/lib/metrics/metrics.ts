@@ -23,6 +23,13 @@ export const UNMATCHED = 'unmatched';
 // from 1 ms (a read by primary key) to 10 s (the query time limit)
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** A counter by one label, with a series of each of its values from the start: a rate over them needs no first event. */
+function counterOfEvery<L extends string>(registry: Registry, name: string, help: string, label: L, values: readonly string[]): Counter<L> {
+  const counter = new Counter({ name, help, labelNames: [label], registers: [registry] });
+  for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0);
+  return counter;
+}
+
 /**
  * The metrics of one app, on a registry of its own (never prom-client's global one: tests
  * build many apps in one process, and a second app would fail registering the same names).
@@ -83,23 +90,14 @@ export class Metrics {
       });
     }
 
-    this.indexBuilds = new Counter({
-      name: 'directory_search_index_builds_total',
-      help: 'Builds of the in-memory contact search index, by result (success or failure)',
-      labelNames: ['result'],
-      registers: [registry],
-    });
-    // both series from the start, so that a rate over them needs no first build
-    this.indexBuilds.inc({ result: 'success' }, 0);
-    this.indexBuilds.inc({ result: 'failure' }, 0);
-    this.walks = new Counter({
-      name: 'directory_search_walks_total',
-      help: "Walks of a search term over the in-memory index, by where they ran: thread (a walk thread, SEARCH_THREADS) or service (the service's own thread: below SEARCH_THREADS_FROM, without threads, or after a walk thread failed)",
-      labelNames: ['on'],
-      registers: [registry],
-    });
-    this.walks.inc({ on: 'thread' }, 0);
-    this.walks.inc({ on: 'service' }, 0);
+    this.indexBuilds = counterOfEvery(registry, 'directory_search_index_builds_total', 'Builds of the in-memory contact search index, by result (success or failure)', 'result', ['success', 'failure']);
+    this.walks = counterOfEvery(
+      registry,
+      'directory_search_walks_total',
+      "Walks of a search term over the in-memory index, by where they ran: thread (a walk thread, SEARCH_THREADS) or service (the service's own thread: below SEARCH_THREADS_FROM, without threads, or after a walk thread failed)",
+      'on',
+      ['thread', 'service'],
+    );
     const age = () => (this.indexBuiltAt === null ? null : Math.max(0, (this.now() - this.indexBuiltAt) / 1000));
     new Gauge({
       name: 'directory_search_index_age_seconds',

@@ -194,14 +194,13 @@ export class SearchSnapshot {
 
   /**
    * The counters over every contact, but those in `skip` (slots, each once), that passes the
-   * filters (and lies in `range`): what countStatistics (listing.queries.ts) counts in SQL. The
+   * conditions (the filters, and a subtree's range): what countStatistics (listing.queries.ts) counts in SQL. The
    * counts over all the snapshot's contacts take one pass over the arrays, made once per filter
    * and kept (the snapshot never changes); each call then takes off the skipped slots that
    * pass, so under a stream of writes, which change the directory's version and skip more
    * contacts, the statistics cost the contacts changed since the build, not the directory.
    */
-  counted(f: Omit<ContactFilters, 'search'>, range: OrdRange | undefined, skip: Int32Array = NONE): { total: number; counts: SetCounts } {
-    const conditions = conditionsOf(f, range);
+  counted(conditions: readonly Condition[], skip: Int32Array = NONE): { total: number; counts: SetCounts } {
     const admits = predicateOver(conditions, this.column);
     const count = counterOver(this.column);
     const key = JSON.stringify(conditions);

@@ -118,8 +118,9 @@ export class SearchView {
   /** The counters of a listing without a search, or of the statistics: over every contact that passes the filters (and lies in `range`). */
   statistics(f: Filters, range: OrdRange | undefined): ContactStatistics {
     const now = this.now();
-    const { total, counts } = this.snapshot.counted(f, range, now.skip);
-    const admits = predicateOf(conditionsOf(f, range));
+    const conditions = conditionsOf(f, range);
+    const { total, counts } = this.snapshot.counted(conditions, now.skip);
+    const admits = predicateOf(conditions);
     let added = 0;
     for (const c of now.contacts) {
       if (!admits(c.columns)) continue;
