@@ -37,7 +37,7 @@ export interface Config {
   searchIndex: 'memory' | 'sql';
   /** the shortest time between two builds of that index; 0: a search waits for the build it needs */
   searchIndexRefreshMs: number;
-  /** how many threads walk that index for a search's term, and from how many contacts in it (fewer: walked in the service's thread) */
+  /** how many threads walk that index for a search's term, from how many contacts in it (fewer: walked in the service's thread), and how many bytes of walks each keeps */
   searchThreads: WalkerSettings;
   /** how deep a page number reaches into the contacts' lists, from either end (rows; further: the cursor), and from how many contacts a unit's tree is streamed instead of built whole */
   lists: { pageDepth: number; unitTreeStreamFrom: number };
@@ -181,6 +181,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     searchThreads: {
       threads: read.int('SEARCH_THREADS', availableParallelism() > 1 ? 1 : 0, 0, 16),
       from: read.int('SEARCH_THREADS_FROM', 200_000, 0, 100_000_000),
+      keptBytes: read.int('SEARCH_KEPT_WALKS_MB', 4, 0, 1024) * 2 ** 20,
     },
     lists: {
       pageDepth: read.int('LIST_PAGE_DEPTH', 100_000, 1, 10_000_000),

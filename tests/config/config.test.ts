@@ -42,8 +42,8 @@ describe('loadConfig defaults', () => {
     expect(loadConfig({}).lists).toEqual({ pageDepth: 100_000, unitTreeStreamFrom: 20_000 });
   });
 
-  test('walks search terms on one thread of their own from 200,000 contacts, on a machine of two CPUs or more', () => {
-    expect(loadConfig({}).searchThreads).toEqual({ threads: os.availableParallelism() > 1 ? 1 : 0, from: 200_000 });
+  test('walks search terms on one thread of their own from 200,000 contacts, on a machine of two CPUs or more, and keeps 4 MiB of walks', () => {
+    expect(loadConfig({}).searchThreads).toEqual({ threads: os.availableParallelism() > 1 ? 1 : 0, from: 200_000, keptBytes: 4 * 2 ** 20 });
   });
 
   test('hashes with bcrypt cost 12', () => {
@@ -116,11 +116,12 @@ describe('loadConfig with settings', () => {
       SEARCH_INDEX_REFRESH_MS: '0',
       SEARCH_THREADS: '3',
       SEARCH_THREADS_FROM: '0',
+      SEARCH_KEPT_WALKS_MB: '0',
       LIST_PAGE_DEPTH: '500',
       UNIT_TREE_STREAM_FROM: '0',
     });
     expect({ searchIndex: config.searchIndex, refresh: config.searchIndexRefreshMs }).toEqual({ searchIndex: 'sql', refresh: 0 });
-    expect(config.searchThreads).toEqual({ threads: 3, from: 0 });
+    expect(config.searchThreads).toEqual({ threads: 3, from: 0, keptBytes: 0 });
     expect(config.lists).toEqual({ pageDepth: 500, unitTreeStreamFrom: 0 });
     expect(config.port).toBe(8080);
     expect(config.bcryptCost).toBe(10);
@@ -193,6 +194,8 @@ describe('loadConfig refuses bad values, naming the key', () => {
     ['SEARCH_THREADS', '17'],
     ['SEARCH_THREADS', 'all'],
     ['SEARCH_THREADS_FROM', '-1'],
+    ['SEARCH_KEPT_WALKS_MB', '-1'],
+    ['SEARCH_KEPT_WALKS_MB', '4mb'],
   ])('%s=%p', (key, value) => {
     const error = configErrorOf({ [key]: value });
     expect(error.message).toContain(key);

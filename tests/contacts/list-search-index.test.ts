@@ -24,7 +24,8 @@ import type { ContactFilters, RoleFilter } from '../../src/modules/contacts/doma
  * a snapshot of the directory as it is, once with a snapshot from before a round of random
  * changes (renames, new phones, moves, deletions, new contacts created or imported) and the contacts changed since,
  * read afresh (overlay.ts): both must answer as SQL does now, the second also with its terms
- * walked on a walk thread (walkers.ts).
+ * walked on a walk thread (walkers.ts), and from walks kept over the snapshot before the
+ * changes (kept-walks.ts), which skip the changed contacts only when asked again.
  */
 
 // A database of its own: the snapshot is loaded once, and each case reads its subtree's range
@@ -144,6 +145,14 @@ describe('the index, current or with the contacts changed since, against SQL', (
   test('a snapshot from before a round of changes, with the contacts changed since, answers as SQL does after them', async () => {
     const snapshot = await loadSnapshot(ctx.db);
     const changed = new ChangedContacts(snapshot);
+    // walks kept while nothing had changed: asked again below, with the changed contacts' slots to skip
+    const walked = { thread: 0, service: 0, kept: 0 };
+    const onWalk = (on: 'thread' | 'service', kept: boolean) => {
+      walked[on]++;
+      if (kept) walked.kept++;
+    };
+    const kept = new Walkers({ threads: 0, from: 0, keptBytes: 1 << 20 }, { onWalk });
+    await agreesWithSql(new SearchView(snapshot, null, kept), 23);
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 15; i++) {
         const id = pick(ids);
@@ -178,15 +187,21 @@ describe('the index, current or with the contacts changed since, against SQL', (
     expect(changed.contacts.size).toBeGreaterThan(10);
     expect(changed.overflowed).toBe(false);
     await agreesWithSql(new SearchView(snapshot, changed), 17);
-    // the same, each term walked on a walk thread over the snapshot's shared memory, skipping the changed contacts' slots as posted
-    const walked = { thread: 0, service: 0 };
-    const walkers = new Walkers({ threads: 1, from: 0 }, { onWalk: (on) => walked[on]++ });
+    const hitsBefore = walked.kept;
+    await agreesWithSql(new SearchView(snapshot, changed, kept), 23);
+    // the same terms, kept before the changes, answered again
+    expect(walked.kept - hitsBefore).toBeGreaterThan(50);
+    // the same, each term walked on a walk thread over the snapshot's shared memory, skipping the changed contacts' slots as posted, and kept there
+    walked.thread = walked.service = walked.kept = 0;
+    const walkers = new Walkers({ threads: 1, from: 0, keptBytes: 1 << 20 }, { onWalk });
     try {
       await agreesWithSql(new SearchView(snapshot, changed, walkers), 19);
+      await agreesWithSql(new SearchView(snapshot, changed, walkers), 19);
       expect(walkers.running).toBe(1);
-      // every walk was the thread's: none failed over to this one
+      // every walk was the thread's: none failed over to this one; the second round's were kept
       expect(walked.thread).toBeGreaterThan(0);
       expect(walked.service).toBe(0);
+      expect(walked.kept).toBeGreaterThan(walked.thread / 4);
     } finally {
       await walkers.close();
     }

@@ -61,7 +61,7 @@ describe('search walk threads', () => {
       let matched = 0;
       for (const snapshot of [...snapshots, snapshots[0], snapshots[2]]) {
         for (const walk of walksOver(snapshot)) {
-          const here = walkOn(snapshot, walk);
+          const here = walkOn(snapshot, walk, null).result;
           expect(plain(await walkers.run(snapshot, walk))).toEqual(plain(here));
           matched += 'total' in here ? here.total : 0;
         }
@@ -89,7 +89,7 @@ describe('search walk threads', () => {
       const walks = walksOver(snapshot);
       const waiting = walkers.run(snapshot, walks[0]);
       await walkers.close();
-      expect(plain(await waiting)).toEqual(plain(walkOn(snapshot, walks[0])));
+      expect(plain(await waiting)).toEqual(plain(walkOn(snapshot, walks[0], null).result));
       expect(errors).toHaveLength(1);
       // the failed walk is reported as run in the service's thread, where it was answered
       expect(walked).toEqual(['service']);
@@ -102,7 +102,7 @@ describe('search walk threads', () => {
 
   test('a walk whose thread stops under it is answered here and reported; the next walk after the pause starts a thread again', async () => {
     const errors = await afterAFailedWalk(0, async (walkers, snapshot, [walk]) => {
-      expect(plain(await walkers.run(snapshot, walk))).toEqual(plain(walkOn(snapshot, walk)));
+      expect(plain(await walkers.run(snapshot, walk))).toEqual(plain(walkOn(snapshot, walk, null).result));
       expect(walkers.running).toBe(1);
     });
     expect(errors).toHaveLength(1);
@@ -111,7 +111,7 @@ describe('search walk threads', () => {
 
   test('after a failed walk, walks run in this thread for the pause, and start no thread', async () => {
     const errors = await afterAFailedWalk(60_000, async (walkers, snapshot, walks) => {
-      for (const walk of walks) expect(plain(await walkers.run(snapshot, walk))).toEqual(plain(walkOn(snapshot, walk)));
+      for (const walk of walks) expect(plain(await walkers.run(snapshot, walk))).toEqual(plain(walkOn(snapshot, walk, null).result));
       expect(walkers.running).toBe(0);
     });
     expect(errors).toHaveLength(1);
@@ -121,23 +121,24 @@ describe('search walk threads', () => {
     const walked: WalkedOn[] = [];
     const walkers = new Walkers({ threads: 1, from: 1_000_000 }, { onWalk: (on) => walked.push(on) });
     const snapshot = await loadSnapshot(ctx.db);
-    for (const walk of walksOver(snapshot)) expect(await walkers.run(snapshot, walk)).toEqual(walkOn(snapshot, walk));
+    for (const walk of walksOver(snapshot)) expect(await walkers.run(snapshot, walk)).toEqual(walkOn(snapshot, walk, null).result);
     expect(walkers.running).toBe(0);
     expect(walked).toEqual(Array(walksOver(snapshot).length).fill('service'));
   });
 
-  test("a walk thread loads the index's own files and the role ids, no npm package and no database layer (its memory: docs/performance.md)", async () => {
+  test("a walk thread loads the index's own files, the role ids and lru-cache, no other npm package and no database layer (its memory: docs/performance.md)", async () => {
     const entry = path.resolve(__dirname, '../../src/modules/contacts/search/walk-thread.ts');
     // the thread's entry as walkers.ts starts it from the sources, then the files it loaded
     const source = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(entry)});
       require('node:worker_threads').parentPort.postMessage(Object.keys(require.cache));`;
-    const worker = new Worker(source, { eval: true });
+    const worker = new Worker(source, { eval: true, workerData: { keptBytes: 1 << 20 } });
     try {
       const loaded = await new Promise<string[]>((resolve, reject) => worker.once('message', resolve).once('error', reject));
       const root = path.resolve(__dirname, '../..') + path.sep;
       const ours = loaded.filter((file) => !/[/\\]node_modules[/\\](tsx|esbuild)[/\\]/.test(file)).map((file) => file.replace(root, ''));
       expect(ours).toContain('src/modules/contacts/search/walk-thread.ts');
-      for (const file of ours) expect(file).toMatch(/^src\/modules\/(contacts\/(search|domain)\/[\w-]+\.ts|access\/roles\.ts)$/);
+      expect(ours).toContain('src/modules/contacts/search/kept-walks.ts');
+      for (const file of ours) expect(file).toMatch(/^(src\/modules\/(contacts\/(search|domain)\/[\w-]+\.ts|access\/roles\.ts)|node_modules\/lru-cache\/.+)$/);
     } finally {
       await worker.terminate();
     }

@@ -197,6 +197,13 @@ describe('the search index metrics', () => {
     const walks = (text: string, on: string) => sample(text, 'directory_search_walks_total', { on });
     expect(walks(after, 'service')! - walks(before, 'service')!).toBe(1);
     expect(walks(after, 'thread')).toBe(0);
+    // the same term again, over the same snapshot: the walk kept in the service's thread answers
+    const kept = (text: string, on: string) => sample(text, 'directory_search_walks_kept_total', { on });
+    await request(ctx.app).get(`/api/contacts/search?q=${encodeURIComponent(user.name)}`).set(bearer(user)).expect(200);
+    const again = await scrape(ctx);
+    expect(walks(again, 'service')! - walks(after, 'service')!).toBe(1);
+    expect(kept(again, 'service')! - kept(after, 'service')!).toBe(1);
+    expect(kept(again, 'thread')).toBe(0);
   });
 });
 

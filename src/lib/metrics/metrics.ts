@@ -41,6 +41,7 @@ export class Metrics {
   private readonly requests: Histogram<'method' | 'route' | 'status_code'>;
   private readonly indexBuilds: Counter<'result'>;
   private readonly walks: Counter<'on'>;
+  private readonly keptWalks: Counter<'on'>;
   private indexBuiltAt: number | null = null;
   private patterns = new WeakMap<object, string>();
   private readonly now: () => number;
@@ -98,6 +99,13 @@ export class Metrics {
       'on',
       ['thread', 'service'],
     );
+    this.keptWalks = counterOfEvery(
+      registry,
+      'directory_search_walks_kept_total',
+      'Of those walks, the ones answered from the walks kept over the same snapshot (SEARCH_KEPT_WALKS_MB) instead of a walk over the index, by where they ran',
+      'on',
+      ['thread', 'service'],
+    );
     const age = () => (this.indexBuiltAt === null ? null : Math.max(0, (this.now() - this.indexBuiltAt) / 1000));
     new Gauge({
       name: 'directory_search_index_age_seconds',
@@ -149,7 +157,8 @@ export class Metrics {
   };
 
   /** The search walks' onWalk (contacts/search/walkers.ts). */
-  readonly searchWalked = (on: 'thread' | 'service'): void => {
+  readonly searchWalked = (on: 'thread' | 'service', kept: boolean): void => {
     this.walks.inc({ on });
+    if (kept) this.keptWalks.inc({ on });
   };
 }

@@ -93,9 +93,10 @@ export class SearchSnapshot {
    * The search endpoint's matches of a lower-cased term (two or more characters, no SEPARATOR)
    * among the contacts, but those in `skip`, that pass the conditions (domain/filters.ts
    * conditionsOf): for each rank (matching.ts searchRank) the first `limit` slots, in name
-   * order, and the count of all.
+   * order, and the count of all. `among` (ascending) tests those slots instead of the term's
+   * candidates: which of them the walk would match (kept-walks.ts).
    */
-  ranked(needle: string, conditions: readonly Condition[], limit: number, skip: Int32Array = NONE): { ranked: number[][]; total: number } {
+  ranked(needle: string, conditions: readonly Condition[], limit: number, skip: Int32Array = NONE, among?: Int32Array): { ranked: number[][]; total: number } {
     const { texts, emailCased, fieldStarts } = this.c;
     const { bytes, words, starts: textStarts } = texts;
     const term = termBytes(needle);
@@ -104,7 +105,7 @@ export class SearchSnapshot {
     const { activeOnly, others } = walkFilter(conditions, this.column);
     const ranked: number[][] = [[], [], []];
     let total = 0;
-    const candidates = this.candidates(needle);
+    const candidates = among ?? this.candidates(needle);
     // the skipped slots and the candidates are both ascending: `skipped` is the first skipped slot not below the candidate
     let skipped = 0;
     for (let i = 0; i < candidates.length; i++) {
@@ -128,8 +129,9 @@ export class SearchSnapshot {
    * but those in `skip`, that pass the conditions (the filters, and a parent_id's subtree range)
    * and hold the lower-cased term in one of LIST_SEARCH_FIELDS. The first `upTo` of their places
    * in the pre-order, ascending (firstInOrder), how many they are, and the counters over them.
+   * `among` as for ranked().
    */
-  matchRanks(needle: string, conditions: readonly Condition[], skip: Int32Array = NONE, upTo = Number.POSITIVE_INFINITY): { ranks: Int32Array; total: number; counts: SetCounts } {
+  matchRanks(needle: string, conditions: readonly Condition[], skip: Int32Array = NONE, upTo = Number.POSITIVE_INFINITY, among?: Int32Array): { ranks: Int32Array; total: number; counts: SetCounts } {
     const { texts, listedEnds, ranks, active } = this.c;
     const { bytes, words, starts } = texts;
     const term = termBytes(needle);
@@ -137,7 +139,7 @@ export class SearchSnapshot {
     let found = new Int32Array(256);
     let n = 0;
     const counts: SetCounts = { roots: 0, supers: 0, admins: 0 };
-    const candidates = this.candidates(needle);
+    const candidates = among ?? this.candidates(needle);
     let skipped = 0;
     for (let i = 0; i < candidates.length; i++) {
       const slot = candidates[i];

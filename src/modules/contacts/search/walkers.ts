@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Condition, SetCounts } from '../domain/filters';
+import { KeptWalks } from './kept-walks';
+import type { Walk, Walked, WalkResults } from './walk';
 import type { SearchSnapshot } from './snapshot';
 import type { SnapshotData } from './snapshot-data';
 
@@ -14,24 +15,13 @@ import type { SnapshotData } from './snapshot-data';
  * thread of their own").
  */
 
-/**
- * A walk: the search endpoint's (snapshot.ts ranked) or a listing's (matchRanks). Its
- * conditions are the request's filters as data (domain/filters.ts conditionsOf), the same that
- * test the changed contacts: a thread is posted all a filter says, whatever filters are added.
- */
-export type Walk =
-  | { walk: 'ranked'; needle: string; conditions: readonly Condition[]; limit: number; skip?: Int32Array }
-  | { walk: 'matched'; needle: string; conditions: readonly Condition[]; skip?: Int32Array; upTo?: number };
+export type { Walk, Walked, WalkResults } from './walk';
 
-export interface WalkResults {
-  ranked: { ranked: number[][]; total: number };
-  matched: { ranks: Int32Array; total: number; counts: SetCounts };
-}
-
-/** Runs a walk on a snapshot, in this thread: the service's or a walk thread's. */
-export function walkOn<W extends Walk>(snapshot: SearchSnapshot, w: W): WalkResults[W['walk']] {
+/** Runs a walk on a snapshot, in this thread (the service's or a walk thread's), from the walks kept over it when there are. */
+export function walkOn<W extends Walk>(snapshot: SearchSnapshot, w: W, kept: KeptWalks | null): Walked<W> {
+  if (kept) return kept.run(snapshot, w);
   const result = w.walk === 'ranked' ? snapshot.ranked(w.needle, w.conditions, w.limit, w.skip) : snapshot.matchRanks(w.needle, w.conditions, w.skip, w.upTo);
-  return result as WalkResults[W['walk']];
+  return { result: result as WalkResults[W['walk']], kept: false };
 }
 
 export interface WalkerSettings {
@@ -39,6 +29,8 @@ export interface WalkerSettings {
   threads: number;
   /** from how many contacts in a snapshot its walks go to the threads: below, a walk costs less than the trip */
   from: number;
+  /** how many bytes of walks each thread that walks keeps, per snapshot (kept-walks.ts); 0 or none: none kept */
+  keptBytes?: number;
 }
 
 /** How many snapshots a walk thread keeps (the newest): the one that answers, and the one before it while requests still hold it. */
@@ -52,14 +44,14 @@ export interface WalkRequest {
   walk: Walk;
 }
 
-export type WalkReply = { id: number; result: WalkResults[Walk['walk']] } | { id: number; error: string };
+export type WalkReply = ({ id: number } & Walked<Walk>) | { id: number; error: string };
 
 /** Where a walk ran: on a walk thread, or in the service's thread (below `from`, without threads, or after a failure). */
 export type WalkedOn = 'thread' | 'service';
 
 /** What a Walkers reports: each walk's thread, and each failed walk on a thread (that walk then ran in the service's). */
 export interface WalkReports {
-  onWalk?: (on: WalkedOn) => void;
+  onWalk?: (on: WalkedOn, kept: boolean) => void;
   onError?: (err: unknown) => void;
 }
 
@@ -76,6 +68,8 @@ export class Walkers {
   private readonly threads: (WalkThread | null)[];
   /** until when walks run in this thread, after a failure */
   private resumeAt = 0;
+  /** the walks kept in the service's thread, by snapshot: dropped with it */
+  private readonly keptHere = new WeakMap<SearchSnapshot, KeptWalks>();
 
   constructor(
     private readonly settings: WalkerSettings,
@@ -88,9 +82,9 @@ export class Walkers {
   async run<W extends Walk>(snapshot: SearchSnapshot, w: W): Promise<WalkResults[W['walk']]> {
     if (this.threads.length === 0 || snapshot.size < this.settings.from || Date.now() < this.resumeAt) return this.here(snapshot, w);
     try {
-      const result = (await this.leastBusy().send(snapshot.data, w)) as WalkResults[W['walk']];
-      this.reports.onWalk?.('thread');
-      return result;
+      const walked = (await this.leastBusy().send(snapshot.data, w)) as Walked<W>;
+      this.reports.onWalk?.('thread', walked.kept);
+      return walked.result;
     } catch (err) {
       this.reports.onError?.(err);
       this.resumeAt = Date.now() + this.restartAfterMs;
@@ -99,8 +93,12 @@ export class Walkers {
   }
 
   private here<W extends Walk>(snapshot: SearchSnapshot, w: W): WalkResults[W['walk']] {
-    this.reports.onWalk?.('service');
-    return walkOn(snapshot, w);
+    const bytes = this.settings.keptBytes ?? 0;
+    let kept = this.keptHere.get(snapshot) ?? null;
+    if (!kept && bytes > 0) this.keptHere.set(snapshot, (kept = new KeptWalks(bytes)));
+    const walked = walkOn(snapshot, w, kept);
+    this.reports.onWalk?.('service', walked.kept);
+    return walked.result;
   }
 
   /** How many walk threads run now. */
@@ -118,33 +116,34 @@ export class Walkers {
   private leastBusy(): WalkThread {
     let best = 0;
     for (let i = 0; i < this.threads.length; i++) {
-      if (!this.threads[i] || this.threads[i]!.stopped) this.threads[i] = new WalkThread();
+      if (!this.threads[i] || this.threads[i]!.stopped) this.threads[i] = new WalkThread(this.settings.keptBytes ?? 0);
       if (this.threads[i]!.waiting < this.threads[best]!.waiting) best = i;
     }
     return this.threads[best]!;
   }
 }
 
-/** The heap a walk thread may grow to: it keeps only small arrays of its own, the candidates of a walk. */
+/** The heap a walk thread may grow to beside the walks it keeps: its other arrays are small, the candidates of a walk. */
 const THREAD_HEAP_MB = 64;
 
 /** One walk thread, and the walks it was sent that have not come back. */
 class WalkThread {
-  private readonly worker = startThread();
+  private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (err: Error) => void }>();
   /** the serials of the snapshots the thread holds, newest last: as the thread keeps them (walk-thread.ts) */
   private readonly held: number[] = [];
   private next = 0;
   stopped = false;
 
-  constructor() {
+  constructor(keptBytes: number) {
+    this.worker = startThread(keptBytes);
     // a walk thread never keeps the process alive: shutting down ends it
     this.worker.unref();
     this.worker.on('message', (reply: WalkReply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
       if ('error' in reply) waiting?.reject(new Error(`search walk thread: ${reply.error}`));
-      else waiting?.resolve(reply.result);
+      else waiting?.resolve({ result: reply.result, kept: reply.kept });
     });
     this.worker.on('error', (err) => this.fail(err));
     this.worker.on('exit', (code) => this.fail(new Error(`search walk thread exited with code ${code}`)));
@@ -189,15 +188,21 @@ class WalkThread {
   }
 }
 
+/** What a walk thread is started with. */
+export interface WalkThreadData {
+  keptBytes: number;
+}
+
 /**
  * A thread running walk-thread.ts, built (.js) or, from the TypeScript sources (the tests,
  * `npm run dev`), compiled as it loads by tsx, which those run with.
  */
-function startThread(): Worker {
+function startThread(keptBytes: number): Worker {
   const ext = path.extname(__filename);
   const entry = path.join(__dirname, `walk-thread${ext}`);
-  const resourceLimits = { maxOldGenerationSizeMb: THREAD_HEAP_MB };
-  if (ext !== '.ts') return new Worker(entry, { resourceLimits });
+  const heapMb = THREAD_HEAP_MB + Math.ceil((HELD * keptBytes) / 2 ** 20);
+  const options = { resourceLimits: { maxOldGenerationSizeMb: heapMb }, workerData: { keptBytes } satisfies WalkThreadData };
+  if (ext !== '.ts') return new Worker(entry, options);
   const source = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(entry)});`;
-  return new Worker(source, { eval: true, resourceLimits });
+  return new Worker(source, { eval: true, ...options });
 }
