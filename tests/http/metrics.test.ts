@@ -202,7 +202,9 @@ describe('the search index metrics', () => {
     await request(ctx.app).get(`/api/contacts/search?q=${encodeURIComponent(user.name)}`).set(bearer(user)).expect(200);
     const again = await scrape(ctx);
     expect(walks(again, 'service')! - walks(after, 'service')!).toBe(1);
-    expect(kept(again, 'service')! - kept(after, 'service')!).toBe(1);
+    // on MySQL another file's write may bring a new snapshot in between: then nothing was kept over it (on SQLite never)
+    const builds = (text: string) => sample(text, 'directory_search_index_builds_total', { result: 'success' });
+    expect(kept(again, 'service')! - kept(after, 'service')!).toBe(builds(again) === builds(after) ? 1 : 0);
     expect(kept(again, 'thread')).toBe(0);
   });
 });
