@@ -19,4 +19,3 @@ export interface Walked<W extends Walk> {
   result: WalkResults[W['walk']];
   kept: boolean;
 }
-
