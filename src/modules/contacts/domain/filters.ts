@@ -131,6 +131,11 @@ export function counterOver<T>(read: ColumnReader<T>): (counts: SetCounts, x: T)
 /** Counts a contact of a set, its columns held as an object, into the counters (COUNTED). */
 export const countInto: (counts: SetCounts, c: Pick<FilteredColumns, 'parent_id' | 'role_id'>) => void = counterOver(fromObject);
 
+/** The counts of a set without a part of it (`part`'s counts), each counter taken off. */
+export function countsWithout(whole: SetCounts, part: SetCounts): SetCounts {
+  return Object.fromEntries((Object.keys(COUNTED) as Array<keyof typeof COUNTED>).map((name) => [name, whole[name] - part[name]])) as SetCounts;
+}
+
 /** The six counters from the set's size and its counts of roots, Super_admins and Admins. */
 export interface ContactStatistics {
   total_contacts: number;

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { SetCounts } from '../domain/filters';
+import { countsWithout, type SetCounts } from '../domain/filters';
 import type { SearchSnapshot } from './snapshot';
 import type { Walk, Walked } from './walk';
 
@@ -63,18 +63,20 @@ export class KeptWalks {
     // a rank is complete when it kept fewer than its limit; else it must keep `limit` beyond the skipped
     const enough = (k: KeptRanked) => k.ranked.every((slots, rank) => slots.length < k.limit || slots.length - (off?.ranked[rank].length ?? 0) >= w.limit);
     const hit = found !== undefined && enough(found);
-    let kept = found;
-    if (!hit) {
-      const limit = w.limit + (off?.total ?? 0);
-      kept = { ...snapshot.ranked(w.needle, w.conditions, limit), limit };
-      this.kept.set(key, kept);
-    }
-    const ranked = kept!.ranked.map((slots, rank) => {
+    const limit = w.limit + (off?.total ?? 0);
+    const kept = hit ? found : this.keep(key, { ...snapshot.ranked(w.needle, w.conditions, limit), limit });
+    const ranked = kept.ranked.map((slots, rank) => {
       if (!off || off.ranked[rank].length === 0) return slots.slice(0, w.limit);
       const skipped = new Set(off.ranked[rank]);
       return slots.filter((slot) => !skipped.has(slot)).slice(0, w.limit);
     });
-    return { result: { ranked, total: kept!.total - (off?.total ?? 0) }, kept: hit };
+    return { result: { ranked, total: kept.total - (off?.total ?? 0) }, kept: hit };
+  }
+
+  /** Keeps an entry (lru-cache leaves out one larger than its maxEntrySize) and gives it back. */
+  private keep<E extends KeptRanked | KeptMatched>(key: string, entry: E): E {
+    this.kept.set(key, entry);
+    return entry;
   }
 
   private matched(snapshot: SearchSnapshot, key: string, w: Extract<Walk, { walk: 'matched' }>, skip: Int32Array): Walked<Extract<Walk, { walk: 'matched' }>> {
@@ -84,17 +86,14 @@ export class KeptWalks {
     // complete (every place kept), or enough places beyond the skipped ones
     const enough = (k: KeptMatched) => k.ranks.length === k.total || k.ranks.length - (off?.total ?? 0) >= upTo;
     const hit = found !== undefined && enough(found);
-    let kept = found;
-    if (!hit) {
+    const walk = () => {
       const walked = snapshot.matchRanks(w.needle, w.conditions, NONE, upTo + (off?.total ?? 0));
       // the places may view a larger array of the walk's (order.ts firstInOrder): kept in one of their own
-      kept = { ...walked, ranks: walked.ranks.slice() };
-      this.kept.set(key, kept);
-    }
-    const { ranks, total, counts } = kept!;
+      return { ...walked, ranks: walked.ranks.slice() };
+    };
+    const { ranks, total, counts } = hit ? found : this.keep(key, walk());
     if (!off) return { result: { ranks: ranks.subarray(0, Math.min(upTo, ranks.length)), total, counts: { ...counts } }, kept: hit };
-    const left = { roots: counts.roots - off.counts.roots, supers: counts.supers - off.counts.supers, admins: counts.admins - off.counts.admins };
-    return { result: { ranks: without(ranks, off.ranks, upTo), total: total - off.total, counts: left }, kept: hit };
+    return { result: { ranks: without(ranks, off.ranks, upTo), total: total - off.total, counts: countsWithout(counts, off.counts) }, kept: hit };
   }
 }
 

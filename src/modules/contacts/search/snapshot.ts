@@ -1,5 +1,5 @@
 import { gramQueryOf, gramPair } from '../domain/grams';
-import { conditionsOf, counterOver, predicateOver, type Condition, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
+import { conditionsOf, counterOver, countsWithout, predicateOver, type Condition, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
 import { columnReader, countSlot, walkFilter } from './slot-tests';
 import type { Columns, SnapshotData } from './snapshot-data';
 import { bytesInclude, sortNameOfText, termBytes, textRank } from './matching';
@@ -225,8 +225,7 @@ export class SearchSnapshot {
       total--;
       count(off, slot);
     }
-    const counts: SetCounts = { roots: whole.counts.roots - off.roots, supers: whole.counts.supers - off.supers, admins: whole.counts.admins - off.admins };
-    return { total, counts };
+    return { total, counts: countsWithout(whole.counts, off) };
   }
 
   /** counted()'s passes over the whole snapshot, by filter (conditionsOf as JSON), oldest first */
