@@ -222,3 +222,9 @@ export async function insertChains(
   });
   return ids;
 }
+
+/**
+ * A walk's answer as plain arrays: one posted from a thread is made outside this test file's
+ * realm (jest runs it in a VM context), and toEqual tells such arrays apart by their realm.
+ */
+export const plainWalk = (answer: unknown) => JSON.parse(JSON.stringify(answer, (_key, value: unknown) => (ArrayBuffer.isView(value) ? Array.from(value as Int32Array) : value)));

@@ -5,6 +5,7 @@ import type { SearchSnapshot } from '../../src/modules/contacts/search/snapshot'
 import { walkOn, type Walk } from '../../src/modules/contacts/search/walkers';
 import { setupOwnTestContext } from '../helpers/context';
 import { createUnit, createUser, unique } from '../helpers/factory';
+import { plainWalk as plain } from './contacts-support';
 
 /**
  * The walks kept over a snapshot (search/kept-walks.ts): each answer, from what was kept or
@@ -24,8 +25,6 @@ let holding: number[];
 /** a slot that matches nothing of the tag */
 let other: number;
 
-/** A walk's answer as plain arrays and numbers, to compare. */
-const plain = (answer: unknown) => JSON.parse(JSON.stringify(answer, (_key, value: unknown) => (ArrayBuffer.isView(value) ? Array.from(value as Int32Array) : value)));
 
 beforeAll(async () => {
   const unitId = (await createUnit(ctx)).id;

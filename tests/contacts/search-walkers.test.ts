@@ -5,6 +5,7 @@ import { loadSnapshot } from '../../src/modules/contacts/search/columns';
 import type { SearchSnapshot } from '../../src/modules/contacts/search/snapshot';
 import { walkOn, Walkers, type Walk, type WalkedOn } from '../../src/modules/contacts/search/walkers';
 import { setupOwnTestContext } from '../helpers/context';
+import { plainWalk as plain } from './contacts-support';
 import { createUnit, createUser, unique } from '../helpers/factory';
 
 /**
@@ -40,11 +41,6 @@ function walksOver(snapshot: SearchSnapshot): Walk[] {
   ];
 }
 
-/**
- * A walk's answer as plain arrays: one posted from a thread is made outside this test file's
- * realm (jest runs it in a VM context), and toEqual tells such arrays apart by their realm.
- */
-const plain = (answer: unknown) => JSON.parse(JSON.stringify(answer, (_key, value: unknown) => (ArrayBuffer.isView(value) ? Array.from(value as Int32Array) : value)));
 
 beforeAll(async () => {
   unitId = (await createUnit(ctx)).id;

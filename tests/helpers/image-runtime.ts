@@ -27,12 +27,13 @@ export function imageRuntime(): { nodeArgs: string[]; env: Record<string, string
  * Runs a memory probe (a script that prints one line of JSON last) in a process of its own, as
  * the image runs the service: its heap cap and glibc settings, `--expose-gc` for the probe's own
  * collections, and the flags of PROBE_NODE_ARGS (`--max-semi-space-size=2`, say) for trying others.
- * Resolves with that line, parsed; rejects when the probe fails.
+ * `nodeArgs` replaces the image's Node.js flags (runtime-flags.test.ts, to compare). Resolves with
+ * that line, parsed; rejects when the probe fails.
  */
-export function runProbe<T>(script: string, args: string[], env: Record<string, string> = {}): Promise<T> {
+export function runProbe<T>(script: string, args: string[], env: Record<string, string> = {}, nodeArgs = imageRuntime().nodeArgs): Promise<T> {
   const image = imageRuntime();
   const extra = process.env.PROBE_NODE_ARGS ? process.env.PROBE_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, ['--expose-gc', ...image.nodeArgs, ...extra, '--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, ...extra, '--import', 'tsx', script, ...args], {
     cwd: path.join(__dirname, '..', '..'),
     env: { ...process.env, ...image.env, ...env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
