@@ -3,15 +3,20 @@
  * and prints its heap, its array buffers (the typed arrays: postings and columns) and the growth
  * of the process's RSS during the build; then the CPU time of 1,500 searches of it (500 names
  * picked at random with a fixed seed, each as its first two letters, its first four and five
- * letters of its last word), each way of walking it, three times, and of 100 listings' pages
+ * letters of its last word), each way of walking it, three times with each term scanned for its
+ * rarest byte and three for its first (matching.ts bytesInclude), in turns, and of 100 listings' pages
  * 1000 of 100 without a search (the deepest a page number reaches), three times. CPU time, not
  * the wall clock, which a shared machine makes vary twofold. Run with the GC exposed, so the
  * figures are retained memory:
  *
  *   DB_CLIENT=mysql DB_NAME=directory_bench node --expose-gc --import tsx bench/index-memory.ts
+ *
+ * With `--bench-terms` the searches are the 2,000 terms of `npm run bench` (bench/targets.ts:
+ * four to seven characters of names, e-mails, service numbers and phones) instead.
  */
 import os from 'node:os';
 import { loadConfig } from '../src/config';
+import { pickTargets } from './targets';
 import { createDb } from '../src/lib/db';
 // the bench measures the snapshot itself, which the contacts module keeps inside
 // eslint-disable-next-line import-x/no-restricted-paths
@@ -55,10 +60,19 @@ async function main(): Promise<void> {
 async function searchCpu(db: ReturnType<typeof createDb>, snapshot: SearchSnapshot): Promise<void> {
   const random = db.client.config.client === 'mysql2' ? 'rand(7)' : 'random()';
   const names: string[] = (await db('users').orderByRaw(random).limit(500).pluck('name')).map((n: string) => n.toLowerCase());
-  const terms = names.flatMap((n) => [n.slice(0, 2), n.slice(0, 4), n.split(' ').pop()!.slice(0, 5)]).filter((t) => t.length >= 2);
+  // --bench-terms: the 2,000 terms of `npm run bench` (bench/targets.ts) instead
+  const terms = process.argv.includes('--bench-terms')
+    ? (await pickTargets(db)).searchTerms.map((t) => t.toLowerCase())
+    : names.flatMap((n) => [n.slice(0, 2), n.slice(0, 4), n.split(' ').pop()!.slice(0, 5)]).filter((t) => t.length >= 2);
   const filters = { role_filter: 'all', include_inactive: false } as const;
   const all = conditionsOf(filters);
-  for (let round = 0; round < 3; round++) {
+  // the rounds alternate: each term scanned for its rarest byte (the walks' way), then for its
+  // first (its byte counts zeroed in place, so that every byte ties and the first is taken)
+  const { byteCounts } = snapshot.data.columns.texts;
+  const counted = Uint32Array.from(byteCounts);
+  for (let round = 0; round < 6; round++) {
+    const anchor = round % 2 === 0 ? 'rarest byte' : 'first byte';
+    byteCounts.set(round % 2 === 0 ? counted : new Uint32Array(256));
     let started = process.cpuUsage();
     for (const term of terms) snapshot.ranked(term, all, 20);
     const ranked = process.cpuUsage(started).user / 1e3;
@@ -66,8 +80,9 @@ async function searchCpu(db: ReturnType<typeof createDb>, snapshot: SearchSnapsh
     // as a listing's page 1 of 100 asks
     for (const term of terms) snapshot.matchRanks(term, all, undefined, 100);
     const listed = process.cpuUsage(started).user / 1e3;
-    console.warn(`${terms.length} searches: the search endpoint's walk ${ranked.toFixed(0)} ms of CPU, the listing's ${listed.toFixed(0)} ms`);
+    console.warn(`${terms.length} terms, each term scanned for its ${anchor}: the search endpoint's walk ${ranked.toFixed(0)} ms of CPU, the listing's ${listed.toFixed(0)} ms`);
   }
+  byteCounts.set(counted);
   // a listing's deepest page by number, without a search (LIST_PAGE_DEPTH rows down)
   const view = new SearchView(snapshot, null);
   for (let round = 0; round < 3; round++) {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { bytesInclude, fieldsOfBytes, indexedTextOf, listedMatch, searchRank, termBytes, textRank } from '../../src/modules/contacts/search/matching';
+import { byteCountsOf, bytesInclude, fieldsOfBytes, indexedTextOf, listedMatch, rarestByte, searchRank, termBytes, textRank } from '../../src/modules/contacts/search/matching';
 
 /**
  * The snapshot's texts are UTF-8 bytes, one after another in one buffer (search/columns.ts),
@@ -7,7 +7,9 @@ import { bytesInclude, fieldsOfBytes, indexedTextOf, listedMatch, searchRank, te
  * contact must match and rank alike either way. These properties hold the tests on bytes
  * (matching.ts bytesInclude, textRank, fieldsOfBytes) to the tests on strings (includes,
  * listedMatch, searchRank), over fields of several scripts, cases and widths, with each text
- * placed at every offset of a word (bytesInclude reads four bytes at a time) among other texts.
+ * placed at every offset of a word (bytesInclude reads four bytes at a time) among other texts,
+ * and each of the term's bytes as the one bytesInclude scans for (its anchor): a lead byte or a
+ * continuation byte of a character, at the term's start, middle or end.
  */
 
 const chars = ['a', 'b', 'A', 'ß', 'İ', 'é', 'ক', 'া', '𝒜', '1', '@', '.', ' ', '+'];
@@ -46,8 +48,10 @@ describe('the snapshot texts as UTF-8 bytes', () => {
         indexed.forEach((x, i) => {
           const [start, end] = [starts[i], starts[i + 1]];
           const f = fieldsOfBytes(bytes, start, end);
-          expect(bytesInclude(bytes, words, start, end, tb)).toBe(x.text.includes(t));
-          expect(bytesInclude(bytes, words, start, start + f.listedEnd, tb)).toBe(listedMatch(x.text, x.listedEnd, t));
+          for (let anchor = 0; anchor < tb.length; anchor++) {
+            expect(bytesInclude(bytes, words, start, end, tb, anchor)).toBe(x.text.includes(t));
+            expect(bytesInclude(bytes, words, start, start + f.listedEnd, tb, anchor)).toBe(listedMatch(x.text, x.listedEnd, t));
+          }
           if (x.text.includes(t)) {
             ranks.add(searchRank(x.text, x.serviceNo, x.email, t));
             const lower = x.email === x.email.toLowerCase();
@@ -59,5 +63,19 @@ describe('the snapshot texts as UTF-8 bytes', () => {
     );
     // each rank came up
     expect([...ranks].sort()).toEqual([0, 1, 2]);
+  });
+
+  test("a term's anchor is its rarest byte in the texts, the first of the rarest on a tie; a large buffer's counts come from a sample spread over it", () => {
+    const counts = byteCountsOf(Buffer.from('aaaabbbc'), new Uint32Array(256));
+    expect([counts[0x61], counts[0x62], counts[0x63], counts[0x64]]).toEqual([4, 3, 1, 0]);
+    expect(rarestByte(termBytes('abc'), counts)).toBe(2);
+    expect(rarestByte(termBytes('bab'), counts)).toBe(0);
+    expect(rarestByte(termBytes('abd'), counts)).toBe(2);
+    // 3 MB: every third byte is counted, wherever the bytes lie
+    const big = Buffer.alloc(3_000_000, 'a');
+    big.fill('b', 2_000_000);
+    const sampled = byteCountsOf(big, new Uint32Array(256));
+    expect(sampled[0x61]).toBe(666_667);
+    expect(sampled[0x62]).toBe(333_333);
   });
 });

@@ -4,7 +4,7 @@ import { indexedRows } from '../data/index.queries';
 import { joinedGramsView, type SearchableFields } from '../domain/grams';
 import { compareCodePoints } from '../../../lib/text';
 import { Growable, GrowableTexts } from './growable';
-import { fieldsOfBytes, indexedTextOf, SEPARATOR } from './matching';
+import { byteCountsOf, fieldsOfBytes, indexedTextOf, SEPARATOR } from './matching';
 import { breather, buildPostings, type PostingsData } from './postings';
 import { sharedArray, sharedLike } from './shared-arrays';
 import { SearchSnapshot } from './snapshot';
@@ -65,10 +65,10 @@ async function readColumns(db: Db): Promise<{ versions: { version: number; searc
   byRank.forEach((slot, rank) => {
     ranks[slot] = rank;
   });
-  const { bytes, words, starts, listedEnds, fieldStarts } = await encodeTexts(texts, order);
+  const { bytes, words, starts, byteCounts, listedEnds, fieldStarts } = await encodeTexts(texts, order);
   const columns: Columns = {
     ids,
-    texts: { bytes, words, starts },
+    texts: { bytes, words, starts, byteCounts },
     listedEnds,
     emailCased: inOrder(built.emailCased.finish(), order),
     fieldStarts,
@@ -110,7 +110,7 @@ async function encodeTexts(texts: GrowableTexts, order: Int32Array) {
     fieldStarts[3 * slot + 2] = fields.phone;
     await breather(slot);
   }
-  return { bytes, words: new Uint32Array(memory), starts, listedEnds, fieldStarts };
+  return { bytes, words: new Uint32Array(memory), starts, byteCounts: byteCountsOf(bytes.subarray(0, starts[order.length]), sharedArray(Uint32Array, 256)), listedEnds, fieldStarts };
 }
 
 /**

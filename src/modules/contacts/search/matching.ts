@@ -83,24 +83,48 @@ export function termBytes(needle: string): Uint8Array {
 
 /**
  * Whether `needle` lies in `bytes[from, to)`; `words` views the same memory 4 bytes at a time
- * (SnapshotTexts). The bytes are scanned for the term's first a word at a time: a word holds
- * that byte exactly when the word XOR the byte in each lane has a zero lane, which one
- * subtraction tells for all four ("Bit Twiddling Hacks", determine if a word has a zero byte).
- * A byte at a time, the search took some 240 ns a text at a million contacts.
+ * (SnapshotTexts). The bytes are scanned for the term's byte at `anchor` a word at a time: a
+ * word holds that byte exactly when the word XOR the byte in each lane has a zero lane, which
+ * one subtraction tells for all four ("Bit Twiddling Hacks", determine if a word has a zero
+ * byte); the whole term is compared where it is found. A byte at a time, the search took some
+ * 240 ns a text at a million contacts. The anchor is best the term's rarest byte in the texts
+ * (rarestByte): the fewer places hold it, the fewer whole comparisons. A term's first byte is
+ * often a common letter of the names (an a, an m), and the walks of the bench's terms took some
+ * 5% longer with it (docs/performance.md, "A term's rarest byte").
  */
-export function bytesInclude(bytes: Uint8Array, words: Uint32Array, from: number, to: number, needle: Uint8Array): boolean {
-  const first = needle[0];
-  // the last place the term can start
-  const last = to - needle.length;
-  let i = from;
-  for (; i <= last && (i & 3) !== 0; i++) if (bytes[i] === first && bytesAt(bytes, i, needle)) return true;
-  const lanes = Math.imul(first, 0x01010101);
+export function bytesInclude(bytes: Uint8Array, words: Uint32Array, from: number, to: number, needle: Uint8Array, anchor = 0): boolean {
+  const byte = needle[anchor];
+  // the places the anchor can be at: the term fits in [from, to) around it
+  const last = to - needle.length + anchor;
+  let i = from + anchor;
+  for (; i <= last && (i & 3) !== 0; i++) if (bytes[i] === byte && bytesAt(bytes, i - anchor, needle)) return true;
+  const lanes = Math.imul(byte, 0x01010101);
   for (; i <= last; i += 4) {
     const x = words[i >>> 2] ^ lanes;
     if (((x - 0x01010101) & ~x & 0x80808080) === 0) continue;
-    for (let k = i, end = Math.min(i + 3, last); k <= end; k++) if (bytes[k] === first && bytesAt(bytes, k, needle)) return true;
+    for (let k = i, end = Math.min(i + 3, last); k <= end; k++) if (bytes[k] === byte && bytesAt(bytes, k - anchor, needle)) return true;
   }
   return false;
+}
+
+/**
+ * Where in a term's bytes its rarest byte is, by how often each byte value came up in the
+ * texts (SnapshotTexts byteCounts): the anchor that bytesInclude scans for.
+ */
+export function rarestByte(needle: Uint8Array, byteCounts: Uint32Array): number {
+  let rarest = 0;
+  for (let k = 1; k < needle.length; k++) if (byteCounts[needle[k]] < byteCounts[needle[rarest]]) rarest = k;
+  return rarest;
+}
+
+/**
+ * How often each byte value comes up in `bytes`, from a sample of some million bytes spread
+ * evenly over them (every byte of a smaller buffer): what rarestByte ranks a term's bytes by.
+ */
+export function byteCountsOf(bytes: Uint8Array, into: Uint32Array): Uint32Array {
+  const step = Math.max(1, Math.floor(bytes.length / 1_000_000));
+  for (let i = 0; i < bytes.length; i += step) into[bytes[i]]++;
+  return into;
 }
 
 /** Whether `bytes` hold `needle` at `at` (the caller knows it fits before the text's end). */

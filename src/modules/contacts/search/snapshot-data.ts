@@ -42,6 +42,8 @@ export interface SnapshotTexts {
   bytes: Buffer;
   words: Uint32Array;
   starts: Uint32Array;
+  /** how often each byte value comes up in `bytes` (matching.ts byteCountsOf): a term's rarest byte is the one a walk scans for */
+  byteCounts: Uint32Array;
 }
 
 /**

@@ -2,7 +2,7 @@ import { gramQueryOf, gramPair } from '../domain/grams';
 import { conditionsOf, counterOver, countsWithout, predicateOver, type Condition, type ContactFilters, type OrdRange, type SetCounts } from '../domain/filters';
 import { columnReader, countSlot, walkFilter } from './slot-tests';
 import type { Columns, SnapshotData } from './snapshot-data';
-import { bytesInclude, sortNameOfText, termBytes, textRank } from './matching';
+import { bytesInclude, rarestByte, sortNameOfText, termBytes, textRank } from './matching';
 import { postingsOver, type GramPostings } from './postings';
 import { firstInOrder } from './order';
 
@@ -100,6 +100,7 @@ export class SearchSnapshot {
     const { texts, emailCased, fieldStarts } = this.c;
     const { bytes, words, starts: textStarts } = texts;
     const term = termBytes(needle);
+    const anchor = rarestByte(term, texts.byteCounts);
     const starts = { email: 0, service: 0, phone: 0 };
     const { active } = this.c;
     const { activeOnly, others } = walkFilter(conditions, this.column);
@@ -113,7 +114,7 @@ export class SearchSnapshot {
       const start = textStarts[slot];
       while (skipped < skip.length && skip[skipped] < slot) skipped++;
       if ((skipped < skip.length && skip[skipped] === slot) || (activeOnly && active[slot] !== 1) || (others !== null && !others(slot))) continue;
-      if (!bytesInclude(bytes, words, start, textStarts[slot + 1], term)) continue;
+      if (!bytesInclude(bytes, words, start, textStarts[slot + 1], term, anchor)) continue;
       total++;
       starts.email = fieldStarts[3 * slot];
       starts.service = fieldStarts[3 * slot + 1];
@@ -135,6 +136,7 @@ export class SearchSnapshot {
     const { texts, listedEnds, ranks, active } = this.c;
     const { bytes, words, starts } = texts;
     const term = termBytes(needle);
+    const anchor = rarestByte(term, texts.byteCounts);
     const { activeOnly, others } = walkFilter(conditions, this.column);
     let found = new Int32Array(256);
     let n = 0;
@@ -147,7 +149,7 @@ export class SearchSnapshot {
       if (skipped < skip.length && skip[skipped] === slot) continue;
       // a term holds no SEPARATOR: it lies in a listed field when it lies before their end
       if ((activeOnly && active[slot] !== 1) || (others !== null && !others(slot))) continue;
-      if (!bytesInclude(bytes, words, starts[slot], starts[slot] + listedEnds[slot], term)) continue;
+      if (!bytesInclude(bytes, words, starts[slot], starts[slot] + listedEnds[slot], term, anchor)) continue;
       if (n === found.length) {
         const grown = new Int32Array(2 * n);
         grown.set(found);
