@@ -3,8 +3,8 @@
  * and prints its heap, its array buffers (the typed arrays: postings and columns) and the growth
  * of the process's RSS during the build; then the CPU time of 1,500 searches of it (500 names
  * picked at random with a fixed seed, each as its first two letters, its first four and five
- * letters of its last word), each way of walking it, three times with each term scanned for its
- * rarest byte and three for its first (matching.ts bytesInclude), in turns, and of 100 listings' pages
+ * letters of its last word), each way of walking it, each term walked twice scanned for its
+ * rarest byte and twice for its first (matching.ts bytesInclude), in turns, three rounds, and of 100 listings' pages
  * 1000 of 100 without a search (the deepest a page number reaches), three times. CPU time, not
  * the wall clock, which a shared machine makes vary twofold. Run with the GC exposed, so the
  * figures are retained memory:
@@ -66,21 +66,33 @@ async function searchCpu(db: ReturnType<typeof createDb>, snapshot: SearchSnapsh
     : names.flatMap((n) => [n.slice(0, 2), n.slice(0, 4), n.split(' ').pop()!.slice(0, 5)]).filter((t) => t.length >= 2);
   const filters = { role_filter: 'all', include_inactive: false } as const;
   const all = conditionsOf(filters);
-  // the rounds alternate: each term scanned for its rarest byte (the walks' way), then for its
-  // first (its byte counts zeroed in place, so that every byte ties and the first is taken)
+  // each term is walked both ways in turn, in the order ABBA or BAAB (alternating from term to
+  // term): scanned for its rarest byte (the walks' way) and for its first (the byte counts
+  // zeroed in place, so that every byte ties and the first is taken). A machine whose speed
+  // drifts over seconds favours neither, as whole rounds one way, then the other, would.
   const { byteCounts } = snapshot.data.columns.texts;
   const counted = Uint32Array.from(byteCounts);
-  for (let round = 0; round < 6; round++) {
-    const anchor = round % 2 === 0 ? 'rarest byte' : 'first byte';
-    byteCounts.set(round % 2 === 0 ? counted : new Uint32Array(256));
-    let started = process.cpuUsage();
-    for (const term of terms) snapshot.ranked(term, all, 20);
-    const ranked = process.cpuUsage(started).user / 1e3;
-    started = process.cpuUsage();
-    // as a listing's page 1 of 100 asks
-    for (const term of terms) snapshot.matchRanks(term, all, undefined, 100);
-    const listed = process.cpuUsage(started).user / 1e3;
-    console.warn(`${terms.length} terms, each term scanned for its ${anchor}: the search endpoint's walk ${ranked.toFixed(0)} ms of CPU, the listing's ${listed.toFixed(0)} ms`);
+  const none = new Uint32Array(256);
+  const cpu = () => process.cpuUsage().user;
+  const spent = { rarest: { ranked: 0, listed: 0 }, first: { ranked: 0, listed: 0 } };
+  for (let round = 1; round <= 3; round++) {
+    for (const [i, term] of terms.entries()) {
+      const turns = (i + round) % 2 === 0 ? (['rarest', 'first', 'first', 'rarest'] as const) : (['first', 'rarest', 'rarest', 'first'] as const);
+      for (const anchor of turns) {
+        byteCounts.set(anchor === 'rarest' ? counted : none);
+        let started = cpu();
+        snapshot.ranked(term, all, 20);
+        spent[anchor].ranked += cpu() - started;
+        started = cpu();
+        // as a listing's page 1 of 100 asks
+        snapshot.matchRanks(term, all, undefined, 100);
+        spent[anchor].listed += cpu() - started;
+      }
+    }
+    const per = (us: number) => (us / (2 * round * terms.length) / 1e3).toFixed(3);
+    console.warn(
+      `${terms.length} terms, ${round} round(s), ms of CPU a walk: the search endpoint's ${per(spent.rarest.ranked)} scanning for the rarest byte, ${per(spent.first.ranked)} for the first; the listing's ${per(spent.rarest.listed)} and ${per(spent.first.listed)}`,
+    );
   }
   byteCounts.set(counted);
   // a listing's deepest page by number, without a search (LIST_PAGE_DEPTH rows down)

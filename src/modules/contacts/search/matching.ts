@@ -90,7 +90,7 @@ export function termBytes(needle: string): Uint8Array {
  * 240 ns a text at a million contacts. The anchor is best the term's rarest byte in the texts
  * (rarestByte): the fewer places hold it, the fewer whole comparisons. A term's first byte is
  * often a common letter of the names (an a, an m), and the walks of the bench's terms took some
- * 5% longer with it (docs/performance.md, "A term's rarest byte").
+ * 4% longer with it (docs/performance.md, "A term's rarest byte").
  */
 export function bytesInclude(bytes: Uint8Array, words: Uint32Array, from: number, to: number, needle: Uint8Array, anchor = 0): boolean {
   const byte = needle[anchor];
